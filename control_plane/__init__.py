@@ -1,0 +1,1 @@
+"""Control plane for the OpenSearch-native biomedical hybrid retrieval stack."""

@@ -13,7 +13,9 @@ from pathlib import Path
 
 def _healthy(url: str) -> bool:
     try:
-        with urllib.request.urlopen(f"{url}/_cluster/health?wait_for_status=yellow&timeout=2s", timeout=5) as r:
+        with urllib.request.urlopen(
+            f"{url}/_cluster/health?wait_for_status=yellow&timeout=2s", timeout=5
+        ) as r:
             return json.load(r).get("status") in ("green", "yellow")
     except OSError:
         return False

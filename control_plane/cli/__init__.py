@@ -1,0 +1,1 @@
+"""The ``biohybrid`` command line."""

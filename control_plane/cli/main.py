@@ -1,0 +1,140 @@
+"""biohybrid: administer the OpenSearch-native hybrid retrieval stack.
+
+Exit codes: 0 success, 1 drift found (verify) or a resource failed, 2 bad configuration or usage,
+3 the cluster could not be reached or refused a request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import TransportError
+
+from control_plane.cluster.manage import EngineUnavailableError, apply_resources, verify_resources
+from control_plane.cluster.status import read_status
+from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
+from control_plane.logs import configure_logging
+from control_plane.opensearch.client import make_client
+from control_plane.resources.catalog import load_resources
+from control_plane.resources.render import RenderError
+
+EXIT_DRIFT = 1
+EXIT_CONFIG = 2
+EXIT_CLUSTER = 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="biohybrid",
+        description="Administer the biomedical hybrid retrieval stack: install index templates and search "
+        "pipelines into OpenSearch, check them for drift, and report the node's state.",
+        epilog=f"Configuration: packaged defaults, then --config FILE (or ${ENV_CONFIG_FILE}), then "
+        "BIOHYBRID__SECTION__KEY=value variables. The local Maven-built node needs "
+        "--config control_plane/config/local.yaml (k-NN engine lucene).",
+    )
+    parser.add_argument("--config", help=f"YAML settings file (default: ${ENV_CONFIG_FILE} if set)")
+    parser.add_argument("--log-level", default="INFO", help="logging level (default: INFO)")
+    parser.add_argument("--log-format", choices=["json", "text"], default="json", help="log line format")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    apply = commands.add_parser(
+        "apply",
+        help="install or update templates and pipelines (idempotent)",
+        description="Render index_templates/ and search_pipelines/ from the settings and install each "
+        "one whose cluster copy differs. Running it twice changes nothing the second time.",
+    )
+    apply.add_argument("--json", action="store_true", help="print the result as JSON")
+    verify = commands.add_parser(
+        "verify",
+        help="diff the repository against the cluster; exit 1 on drift",
+        description="Compare every rendered resource with the cluster's copy. Prints each difference "
+        "and exits 1 if anything is missing or differs (run `apply` to repair).",
+    )
+    verify.add_argument("--json", action="store_true", help="print the differences as JSON")
+    status = commands.add_parser(
+        "status",
+        help="node, version, plugins, modules, k-NN engine, templates and pipelines",
+        description="Report the node and the state (in sync / drift / missing) of each resource.",
+    )
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level, args.log_format)
+    try:
+        settings = load_settings(args.config)
+        load_resources(settings)
+    except (ConfigError, RenderError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        return _COMMANDS[args.command](settings, args)
+    except EngineUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except OpenSearchConnectionError:
+        print(
+            f"error: cannot reach OpenSearch at {settings.opensearch.url}; start the local node with "
+            "`make run` (or ansible-playbook ansible/site.yml) or set opensearch.url",
+            file=sys.stderr,
+        )
+        return EXIT_CLUSTER
+    except TransportError as exc:
+        print(f"error: OpenSearch refused the request: {exc}", file=sys.stderr)
+        return EXIT_CLUSTER
+
+
+def _apply(settings: Settings, args: argparse.Namespace) -> int:
+    client = make_client(settings.opensearch)
+    results = apply_resources(client, settings, load_resources(settings))
+    if args.json:
+        print(json.dumps([{"resource": r.label, "action": r.action.value} for r in results], indent=2))
+    else:
+        for r in results:
+            print(f"{r.action.value:>9}  {r.label}")
+    return 0
+
+
+def _verify(settings: Settings, args: argparse.Namespace) -> int:
+    drift = verify_resources(make_client(settings.opensearch), load_resources(settings))
+    drifted = {label: diffs for label, diffs in drift.items() if diffs}
+    if args.json:
+        print(json.dumps({k: [vars(d) for d in v] for k, v in drifted.items()}, indent=2))
+    else:
+        for label, diffs in drift.items():
+            print(f"{'drift' if diffs else 'ok':>5}  {label}")
+            for d in diffs:
+                print(f"         {d}")
+        print("no drift" if not drifted else f"{len(drifted)} resource(s) differ: run `biohybrid apply`")
+    return EXIT_DRIFT if drifted else 0
+
+
+def _status(settings: Settings, args: argparse.Namespace) -> int:
+    status = read_status(make_client(settings.opensearch), settings, load_resources(settings))
+    if args.json:
+        print(json.dumps(status.to_dict(), indent=2))
+        return 0
+    print(f"cluster     {status.cluster_name} at {status.url} — health {status.health}")
+    nodes = ", ".join(status.nodes)
+    print(f"version     OpenSearch {status.version} ({status.build_type} build), nodes: {nodes}")
+    print(f"plugins     {', '.join(status.plugins) or '(none)'}")
+    if status.missing_plugins:
+        print(f"MISSING     {', '.join(status.missing_plugins)}")
+    print(f"modules     {', '.join(status.modules)}")
+    print(f"k-NN engine {status.knn_engine} (setting index.knn.engine)")
+    for label, state in status.resources.items():
+        print(f"{'resource':<11} {label}: {state}")
+    return 0
+
+
+_COMMANDS = {"apply": _apply, "verify": _verify, "status": _status}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

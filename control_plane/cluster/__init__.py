@@ -1,0 +1,1 @@
+"""Cluster administration: install, verify and report the project's resources."""

@@ -1,0 +1,68 @@
+"""apply / verify: install the repository's resources idempotently and report drift."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from enum import StrEnum
+
+from opensearchpy import OpenSearch
+
+from control_plane.config.settings import Settings
+from control_plane.opensearch.resources_api import get_resource, put_resource
+from control_plane.resources.catalog import Resource
+from control_plane.resources.drift import Difference, diff
+
+log = logging.getLogger(__name__)
+
+# Distributions built without the k-NN native libraries: the Maven Central integ-test-zip.
+_BUILDS_WITHOUT_KNN_NATIVES = frozenset({"zip"})
+
+
+class Action(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    label: str
+    action: Action
+
+
+class EngineUnavailableError(RuntimeError):
+    """The configured k-NN engine cannot work on this node."""
+
+
+def check_knn_engine(client: OpenSearch, settings: Settings) -> None:
+    """Refuse faiss on a node assembled from Maven Central: it has no faiss natives, and the first
+    flush of a faiss field kills the JVM (UnsatisfiedLinkError), so failing here is the kind option."""
+    build_type = client.info()["version"].get("build_type", "")
+    if settings.index.knn.engine == "faiss" and build_type in _BUILDS_WITHOUT_KNN_NATIVES:
+        raise EngineUnavailableError(
+            f"index.knn.engine is faiss but this node is a '{build_type}' build without the k-NN native "
+            "libraries; set index.knn.engine: lucene (e.g. --config control_plane/config/local.yaml or "
+            "BIOHYBRID__INDEX__KNN__ENGINE=lucene), or install OpenSearch from the official bundle"
+        )
+
+
+def apply_resources(client: OpenSearch, settings: Settings, resources: list[Resource]) -> list[ApplyResult]:
+    """Create or update each resource whose cluster copy differs; leave matching ones alone."""
+    check_knn_engine(client, settings)
+    results = []
+    for resource in resources:
+        current = get_resource(client, resource.kind, resource.name)
+        if current is not None and not diff(resource.body, current):
+            action = Action.UNCHANGED
+        else:
+            put_resource(client, resource)
+            action = Action.CREATED if current is None else Action.UPDATED
+        log.info("apply", extra={"resource": resource.label, "action": action.value})
+        results.append(ApplyResult(resource.label, action))
+    return results
+
+
+def verify_resources(client: OpenSearch, resources: list[Resource]) -> dict[str, list[Difference]]:
+    """Drift per resource label (an empty list means in sync)."""
+    return {r.label: diff(r.body, get_resource(client, r.kind, r.name)) for r in resources}

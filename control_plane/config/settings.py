@@ -1,0 +1,147 @@
+"""Settings: one YAML file validated into typed models at start-up.
+
+Layers, later wins: the packaged defaults.yaml, the file named by ``--config`` or ``BIOHYBRID_CONFIG``,
+then environment variables ``BIOHYBRID__SECTION__KEY=value`` (values parsed as YAML scalars). A bad
+value stops start-up with a ConfigError naming the dotted key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+DEFAULTS_FILE = Path(__file__).with_name("defaults.yaml")
+LOCAL_FILE = Path(__file__).with_name("local.yaml")
+ENV_CONFIG_FILE = "BIOHYBRID_CONFIG"
+ENV_PREFIX = "BIOHYBRID__"
+COMPONENTS: tuple[str, ...] = ("bm25", "splade", "dense")
+WEIGHT_SUM_TOLERANCE = 0.01
+
+
+def check_weights_sum(weights: list[float]) -> None:
+    """Refuse fusion weights that do not sum to 1 ± 0.01 (OpenSearch demands 1.0 for min-max fusion)."""
+    total = sum(weights)
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+        raise ValueError(
+            f"fusion weights must sum to 1 (±{WEIGHT_SUM_TOLERANCE}); got {weights} summing to {total:.4f}"
+        )
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or invalid; the message names the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OpenSearchSettings(_Strict):
+    url: str = "http://127.0.0.1:9200"
+    timeout_s: float = Field(30, gt=0)
+    cluster_name: str = "biohybrid"
+
+
+class Bm25Settings(_Strict):
+    k1: float = Field(1.2, ge=0)
+    b: float = Field(0.75, ge=0, le=1)
+
+
+class KnnSettings(_Strict):
+    engine: Literal["faiss", "lucene"] = "faiss"
+    space_type: Literal["innerproduct", "cosinesimil", "l2"] = "innerproduct"
+    dimension: int = Field(384, gt=0, le=16000)
+    m: int = Field(16, gt=1, le=512)
+    ef_construction: int = Field(128, gt=1)
+
+
+class IndexSettings(_Strict):
+    prefix: str = Field("chunks", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    shards: int = Field(1, gt=0)
+    replicas: int = Field(0, ge=0)
+    bm25: Bm25Settings = Bm25Settings()
+    knn: KnnSettings = KnnSettings()
+
+
+class FusionWeights(_Strict):
+    bm25: float = Field(0.30, ge=0, le=1)
+    splade: float = Field(0.35, ge=0, le=1)
+    dense: float = Field(0.35, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> FusionWeights:
+        check_weights_sum([self.bm25, self.splade, self.dense])
+        return self
+
+    def in_order(self) -> list[float]:
+        """Weights in hybrid sub-query order (bm25, splade, dense)."""
+        return [self.bm25, self.splade, self.dense]
+
+
+class RrfSettings(_Strict):
+    rank_constant: int = Field(60, ge=1)
+
+
+class FusionSettings(_Strict):
+    weights: FusionWeights = FusionWeights()
+    rrf: RrfSettings = RrfSettings()
+
+
+class Settings(_Strict):
+    opensearch: OpenSearchSettings = OpenSearchSettings()
+    index: IndexSettings = IndexSettings()
+    fusion: FusionSettings = FusionSettings()
+
+
+def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Load defaults, then the given (or $BIOHYBRID_CONFIG) file, then BIOHYBRID__* variables."""
+    env = os.environ if environ is None else environ
+    data = _read_yaml(DEFAULTS_FILE)
+    chosen = path if path is not None else env.get(ENV_CONFIG_FILE)
+    if chosen:
+        _deep_merge(data, _read_yaml(Path(chosen)))
+    _deep_merge(data, _env_overrides(env))
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"configuration file not found: {path}")
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"configuration file {path} is not valid YAML: {exc}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"configuration file {path} must hold a mapping at the top level")
+    return loaded
+
+
+def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        keys = [part.lower() for part in name[len(ENV_PREFIX) :].split("__") if part]
+        node = overrides
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = yaml.safe_load(raw)
+    return overrides
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _deep_merge(base[key], value)
+        else:
+            base[key] = value

@@ -1,0 +1,1 @@
+"""Query bodies for the three retrieval components."""

@@ -1,0 +1,46 @@
+"""One function per retrieval component, each returning an OpenSearch query clause.
+
+Hybrid sub-query order is fixed (bm25, splade, dense) because the pipelines' weights are positional.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+COMPONENT_ORDER: tuple[str, ...] = ("bm25", "splade", "dense")
+
+# The spec's field boosts: structured facts and tables say more per word than running text.
+BM25_FIELD_BOOSTS: Mapping[str, float] = {
+    "text": 1.0,
+    "title_path": 1.4,
+    "facet_json": 1.6,
+    "table_lines": 1.2,
+}
+SPARSE_FIELD = "sparse_terms"
+DENSE_FIELD = "embedding"
+
+
+def bm25_clause(text: str, boosts: Mapping[str, float] = BM25_FIELD_BOOSTS) -> dict[str, Any]:
+    fields = [f"{name}^{boost:g}" for name, boost in boosts.items()]
+    return {"multi_match": {"query": text, "fields": fields, "type": "best_fields"}}
+
+
+def sparse_tokens_clause(query_tokens: Mapping[str, float]) -> dict[str, Any]:
+    """neural_sparse with pre-encoded query term weights (no model needed)."""
+    return {"neural_sparse": {SPARSE_FIELD: {"query_tokens": dict(query_tokens)}}}
+
+
+def dense_vector_clause(vector: Sequence[float], k: int, ef_search: int | None = None) -> dict[str, Any]:
+    knn: dict[str, Any] = {"vector": list(vector), "k": k}
+    if ef_search is not None:
+        knn["method_parameters"] = {"ef_search": ef_search}
+    return {"knn": {DENSE_FIELD: knn}}
+
+
+def hybrid_query(clauses: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """A hybrid query over the given components, in COMPONENT_ORDER."""
+    unknown = set(clauses) - set(COMPONENT_ORDER)
+    if unknown or not clauses:
+        raise ValueError(f"components must be a non-empty subset of {COMPONENT_ORDER}, got {sorted(clauses)}")
+    return {"hybrid": {"queries": [clauses[name] for name in COMPONENT_ORDER if name in clauses]}}

@@ -1,0 +1,6 @@
+"""Make `tests/` importable so integration helpers can be shared (tests/integration/node.py)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

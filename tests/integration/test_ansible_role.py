@@ -1,0 +1,40 @@
+"""The Ansible role: idempotent on the local node, and the production path passes lint and checks."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from integration.node import ANSIBLE_DIR, recap_counts, run_playbook
+
+pytestmark = pytest.mark.integration
+
+
+def test_second_run_changes_nothing(node: str) -> None:
+    result = run_playbook()
+    assert result.returncode == 0, result.stdout[-3000:]
+    counts = recap_counts(result.stdout)
+    assert counts["changed"] == 0, result.stdout[-3000:]
+    assert counts["failed"] == 0
+
+
+@pytest.mark.parametrize("inventory", ["local", "example-cluster", "bundle-check"])
+def test_playbook_syntax(inventory: str) -> None:
+    result = run_playbook("-i", f"inventories/{inventory}/hosts.yml", "--syntax-check")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_bundle_path_passes_a_check_run() -> None:
+    result = run_playbook("-i", "inventories/bundle-check/hosts.yml", "--check")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert recap_counts(result.stdout)["failed"] == 0
+    assert "would download https://artifacts.opensearch.org/releases/bundle/opensearch/" in result.stdout
+    assert not Path("/tmp/biohybrid-bundle-check").exists(), "check mode must not touch the disk"
+
+
+def test_ansible_lint_is_clean() -> None:
+    lint = Path(sys.executable).with_name("ansible-lint")
+    result = subprocess.run(
+        [str(lint), "--nocolor"], cwd=ANSIBLE_DIR, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

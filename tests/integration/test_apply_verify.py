@@ -1,0 +1,66 @@
+"""apply is idempotent, verify finds no drift after it and finds a hand edit."""
+
+import copy
+
+import pytest
+from opensearchpy import OpenSearch
+
+from control_plane.cli.main import main as cli
+from control_plane.cluster.manage import Action, apply_resources, verify_resources
+from control_plane.config.settings import LOCAL_FILE, Settings
+from control_plane.resources.catalog import load_resources
+
+pytestmark = pytest.mark.integration
+
+
+def test_second_apply_changes_nothing_and_verify_is_clean(client: OpenSearch, applied: Settings) -> None:
+    resources = load_resources(applied)
+    results = apply_resources(client, applied, resources)
+    assert {r.action for r in results} == {Action.UNCHANGED}
+    assert len(results) == len(resources) == 7
+    assert all(not diffs for diffs in verify_resources(client, resources).values())
+
+
+def test_hand_edited_pipeline_shows_drift_until_apply_repairs_it(
+    client: OpenSearch, applied: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    [pipeline] = [r for r in load_resources(applied) if r.name == "hybrid-minmax"]
+    edited = copy.deepcopy(pipeline.body)
+    edited["phase_results_processors"][0]["normalization-processor"]["combination"]["parameters"][
+        "weights"
+    ] = [
+        0.5,
+        0.25,
+        0.25,
+    ]
+    client.search_pipeline.put(id="hybrid-minmax", body=edited)
+    try:
+        drift = verify_resources(client, load_resources(applied))
+        assert [label for label, diffs in drift.items() if diffs] == ["search_pipeline/hybrid-minmax"]
+        assert cli(["--config", str(LOCAL_FILE), "verify"]) == 1
+        out = capsys.readouterr().out
+        assert "drift  search_pipeline/hybrid-minmax" in out
+        assert "[0.5, 0.25, 0.25]" in out and "[0.3, 0.35, 0.35]" in out
+    finally:
+        results = apply_resources(client, applied, load_resources(applied))
+    assert {r.label for r in results if r.action is Action.UPDATED} == {"search_pipeline/hybrid-minmax"}
+    assert cli(["--config", str(LOCAL_FILE), "verify"]) == 0
+
+
+def test_status_reports_engine_plugins_and_resources(
+    applied: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(["--config", str(LOCAL_FILE), "status"]) == 0
+    out = capsys.readouterr().out
+    assert "k-NN engine lucene" in out
+    assert "opensearch-neural-search" in out
+    assert "search_pipeline/hybrid-rrf: in sync" in out
+
+
+def test_faiss_is_refused_on_a_node_without_knn_natives(
+    applied: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BIOHYBRID_CONFIG", raising=False)
+    # The packaged defaults are the production form (faiss); this node is the Maven zip build.
+    assert cli(["apply"]) == 2
+    assert "without the k-NN native libraries" in capsys.readouterr().err

@@ -1,0 +1,28 @@
+import pytest
+
+from control_plane.cli.main import build_parser, main
+
+
+@pytest.mark.parametrize("command", ["apply", "verify", "status"])
+def test_every_command_explains_itself(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([command, "--help"])
+    assert exit_info.value.code == 0
+    assert len(capsys.readouterr().out.splitlines()) > 3
+
+
+def test_bad_configuration_exits_2_naming_the_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BIOHYBRID__INDEX__KNN__ENGINE", "nmslib")
+    assert main(["status"]) == 2
+    assert "index.knn.engine" in capsys.readouterr().err
+
+
+def test_unreachable_cluster_exits_3_with_a_hint(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BIOHYBRID__OPENSEARCH__URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BIOHYBRID__OPENSEARCH__TIMEOUT_S", "2")
+    assert main(["status"]) == 3
+    assert "cannot reach OpenSearch at http://127.0.0.1:9" in capsys.readouterr().err

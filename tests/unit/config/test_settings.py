@@ -1,0 +1,65 @@
+from pathlib import Path
+
+import pytest
+
+from control_plane.config.settings import LOCAL_FILE, ConfigError, load_settings
+
+
+def test_packaged_defaults_are_the_production_form() -> None:
+    settings = load_settings(environ={})
+    assert settings.index.knn.engine == "faiss"
+    assert settings.index.bm25.k1 == 1.2
+    assert settings.index.bm25.b == 0.75
+    assert settings.fusion.weights.in_order() == [0.30, 0.35, 0.35]
+    assert settings.fusion.rrf.rank_constant == 60
+
+
+def test_local_profile_switches_knn_engine_to_lucene() -> None:
+    settings = load_settings(LOCAL_FILE, environ={})
+    assert settings.index.knn.engine == "lucene"
+    assert settings.opensearch.cluster_name == "biohybrid-local"
+
+
+def test_environment_overrides_win_and_are_typed() -> None:
+    settings = load_settings(environ={"BIOHYBRID__INDEX__BM25__K1": "0.9", "BIOHYBRID__INDEX__SHARDS": "2"})
+    assert settings.index.bm25.k1 == 0.9
+    assert settings.index.shards == 2
+
+
+def test_config_file_from_environment_variable(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("index:\n  knn:\n    dimension: 768\n")
+    assert load_settings(environ={"BIOHYBRID_CONFIG": str(path)}).index.knn.dimension == 768
+
+
+@pytest.mark.parametrize(
+    ("env", "key"),
+    [
+        ({"BIOHYBRID__INDEX__KNN__ENGINE": "nmslib"}, "index.knn.engine"),
+        ({"BIOHYBRID__INDEX__BM25__B": "1.5"}, "index.bm25.b"),
+        ({"BIOHYBRID__INDEX__SHARDS": "zero"}, "index.shards"),
+        ({"BIOHYBRID__FUSION__TYPO": "1"}, "fusion.typo"),
+    ],
+)
+def test_bad_value_names_the_key(env: dict[str, str], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_settings(environ=env)
+
+
+def test_weights_that_do_not_sum_to_one_are_refused_with_the_sum() -> None:
+    with pytest.raises(ConfigError, match=r"fusion\.weights.*sum to 1.*1\.2000"):
+        load_settings(environ={"BIOHYBRID__FUSION__WEIGHTS__BM25": "0.5"})
+
+
+def test_weights_within_tolerance_are_accepted() -> None:
+    settings = load_settings(environ={"BIOHYBRID__FUSION__WEIGHTS__BM25": "0.305"})
+    assert settings.fusion.weights.bm25 == 0.305
+
+
+def test_missing_or_malformed_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings(tmp_path / "absent.yaml", environ={})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("index: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml"):
+        load_settings(bad, environ={})

@@ -1,0 +1,45 @@
+import pytest
+
+from control_plane.fusion.rrf import order_by_score_then_rank, rrf_scores
+
+BM25 = ["d1", "d2", "d3"]
+SPLADE = ["d2", "d1", "d4"]
+DENSE = ["d1", "d4", "d2"]
+
+
+def test_spec_case_hand_computed() -> None:
+    scores = rrf_scores([BM25, SPLADE, DENSE], rank_constant=60)
+    # d1: 1/61 + 1/62 + 1/61 = 0.016393 + 0.016129 + 0.016393 = 0.048915
+    assert scores["d1"] == pytest.approx(1 / 61 + 1 / 62 + 1 / 61)
+    # d2: 1/62 + 1/61 + 1/63 = 0.016129 + 0.016393 + 0.015873 = 0.048395
+    assert scores["d2"] == pytest.approx(1 / 62 + 1 / 61 + 1 / 63)
+    # d4: 1/63 + 1/62 = 0.032002 ; d3: 1/63 = 0.015873
+    assert scores["d4"] == pytest.approx(1 / 63 + 1 / 62)
+    assert scores["d3"] == pytest.approx(1 / 63)
+    assert {d: round(s, 3) for d, s in scores.items()} == {"d1": 0.049, "d2": 0.048, "d4": 0.032, "d3": 0.016}
+    assert order_by_score_then_rank(scores, BM25) == ["d1", "d2", "d4", "d3"]
+
+
+def test_ties_follow_the_bm25_rank() -> None:
+    # x: bm25 rank 1 + dense rank 2; y: bm25 rank 2 + dense rank 1 -> both 1/61 + 1/62.
+    scores = rrf_scores([["x", "y"], ["y", "x"]])
+    assert scores["x"] == pytest.approx(scores["y"])
+    assert order_by_score_then_rank(scores, ["x", "y"]) == ["x", "y"]
+    assert order_by_score_then_rank(scores, ["y", "x"]) == ["y", "x"]
+
+
+def test_float32_rounding_still_counts_as_a_tie() -> None:
+    scores = {"a": 0.032522473, "b": 0.0325224735}
+    assert order_by_score_then_rank(scores, ["a", "b"]) == ["a", "b"]
+
+
+def test_ties_absent_from_bm25_come_last_then_by_id() -> None:
+    # Three documents each found once at rank 1 of a different list: all 1/61.
+    scores = rrf_scores([["b"], ["z"], ["a"]])
+    assert order_by_score_then_rank(scores, ["b"]) == ["b", "a", "z"]
+
+
+def test_rank_constant_changes_scores() -> None:
+    assert rrf_scores([["a"]], rank_constant=1)["a"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="rank_constant"):
+        rrf_scores([["a"]], rank_constant=0)

@@ -1,0 +1,92 @@
+from typing import Any
+
+from control_plane.config.settings import LOCAL_FILE, load_settings
+from control_plane.resources.catalog import ResourceKind, load_resources
+
+
+def _by_label(settings_file: Any = None) -> dict[str, Any]:
+    settings = load_settings(settings_file, environ={})
+    return {r.label: r.body for r in load_resources(settings)}
+
+
+def test_production_form_uses_faiss_hnsw_with_configured_parameters() -> None:
+    mappings = _by_label()["component_template/chunk-mappings"]["template"]["mappings"]
+    embedding = mappings["properties"]["embedding"]
+    assert embedding["type"] == "knn_vector"
+    assert embedding["dimension"] == 384
+    assert embedding["method"] == {
+        "name": "hnsw",
+        "engine": "faiss",
+        "space_type": "innerproduct",
+        "parameters": {"m": 16, "ef_construction": 128},
+    }
+
+
+def test_local_form_differs_only_in_engine() -> None:
+    prod, local = _by_label(), _by_label(LOCAL_FILE)
+    engine = local["component_template/chunk-mappings"]["template"]["mappings"]["properties"]["embedding"]
+    assert engine["method"]["engine"] == "lucene"
+    engine["method"]["engine"] = "faiss"
+    assert prod == local
+
+
+def test_chunk_fields_have_the_documented_types() -> None:
+    template = _by_label()["component_template/chunk-mappings"]["template"]
+    props = template["mappings"]["properties"]
+    for field in ("text", "title_path", "facet_json", "table_lines"):
+        assert props[field]["type"] == "text"
+        assert props[field]["analyzer"] == "biomedical_english"
+        assert props[field]["similarity"] == "chunk_bm25"
+    for field in (
+        "chunk_id",
+        "doc_id",
+        "tenant_id",
+        "source",
+        "section",
+        "section_label",
+        "intent_hint",
+        "doc_type",
+    ):
+        assert props[field]["type"] == "keyword"
+    assert props["is_table"]["type"] == "boolean"
+    assert props["publication_date"]["type"] == "date"
+    assert props["start"]["type"] == props["end"]["type"] == "integer"
+    assert props["table_html"] == {"type": "text", "index": False, "store": True}
+    assert props["sparse_terms"]["type"] == "rank_features"
+    assert template["settings"]["index"]["similarity"]["chunk_bm25"] == {"type": "BM25", "k1": 1.2, "b": 0.75}
+
+
+def test_bm25_parameters_come_from_settings() -> None:
+    settings = load_settings(
+        environ={"BIOHYBRID__INDEX__BM25__K1": "0.9", "BIOHYBRID__INDEX__BM25__B": "0.4"}
+    )
+    bodies = {r.label: r.body for r in load_resources(settings)}
+    sim = bodies["component_template/chunk-mappings"]["template"]["settings"]["index"]["similarity"]
+    assert sim["chunk_bm25"] == {"type": "BM25", "k1": 0.9, "b": 0.4}
+
+
+def test_pipelines_carry_the_spec_fusion_parameters() -> None:
+    bodies = _by_label()
+    minmax = bodies["search_pipeline/hybrid-minmax"]["phase_results_processors"][0]["normalization-processor"]
+    assert minmax["normalization"] == {"technique": "min_max"}
+    assert minmax["combination"] == {
+        "technique": "arithmetic_mean",
+        "parameters": {"weights": [0.30, 0.35, 0.35]},
+    }
+    rrf = bodies["search_pipeline/hybrid-rrf"]["phase_results_processors"][0]["score-ranker-processor"]
+    assert rrf == {"combination": {"technique": "rrf", "rank_constant": 60}}
+
+
+def test_every_pipeline_has_an_explain_form() -> None:
+    settings = load_settings(environ={})
+    pipelines = {r.name: r.body for r in load_resources(settings) if r.kind is ResourceKind.SEARCH_PIPELINE}
+    for name in ("hybrid-minmax", "hybrid-rrf"):
+        explain = pipelines[f"{name}-explain"]
+        assert explain["phase_results_processors"] == pipelines[name]["phase_results_processors"]
+        assert explain["response_processors"] == [{"hybrid_score_explanation": {}}]
+        assert "response_processors" not in pipelines[name]
+
+
+def test_components_install_before_the_index_template() -> None:
+    labels = [r.label for r in load_resources(load_settings(environ={}))]
+    assert labels.index("index_template/chunks") > labels.index("component_template/chunk-mappings")

@@ -22,9 +22,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
+from control_plane.datasets_root import DATASETS_DIR_ENV_VAR as DATASETS_DIR_ENV
+from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.metrics import Qrels, Run, rank_documents
-
-DATASETS_DIR_ENV = "BIOHYBRID_DATASETS_DIR"
 
 _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
     "nfcorpus/train": ("nfcorpus", "train"),
@@ -97,20 +97,11 @@ class TestSet:
             )
 
 
-def datasets_dir() -> Path:
-    """Root of the named test sets: $BIOHYBRID_DATASETS_DIR, else ``shared/datasets`` beside the repo."""
-    override = os.environ.get(DATASETS_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    repository_root = Path(__file__).resolve().parents[2]
-    return repository_root.parent / "shared" / "datasets"
-
-
 def load_test_set(test_set_id: str) -> TestSet:
     """Resolve a known id (``nfcorpus/dev``) or ``<folder>:<split>`` to a lazily loaded TestSet."""
     if test_set_id in _KNOWN_TEST_SETS:
         dataset, split = _KNOWN_TEST_SETS[test_set_id]
-        root = datasets_dir()
+        root = datasets_root()
         folder = root / dataset
         if not folder.is_dir():
             raise FileNotFoundError(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.metrics import Run
 from control_plane.evaluation.testsets import (
     DATASETS_DIR_ENV,
@@ -14,7 +15,6 @@ from control_plane.evaluation.testsets import (
     Document,
     Query,
     TestSet,
-    datasets_dir,
     load_test_set,
     read_qrels,
     read_trec_run,
@@ -87,8 +87,8 @@ def test_default_datasets_dir_is_shared_datasets_beside_the_repository(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(DATASETS_DIR_ENV, raising=False)
-    assert datasets_dir() == REPOSITORY_ROOT.parent / "shared" / "datasets"
-    assert (datasets_dir() / "nfcorpus").is_dir()
+    assert datasets_root() == REPOSITORY_ROOT.parent / "shared" / "datasets"
+    assert (datasets_root() / "nfcorpus").is_dir()
 
 
 def test_env_var_overrides_datasets_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,25 @@
+"""Where the shared, read-only datasets live.
+
+One lookup for every caller (tests, benchmarks, ingestion CLIs) so the location is configured in one place:
+``$BIOHYBRID_DATASETS_DIR`` when set, else ``../shared/datasets`` relative to the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATASETS_DIR_ENV_VAR = "BIOHYBRID_DATASETS_DIR"
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def datasets_root() -> Path:
+    """Return the datasets folder, raising a clear error naming the env var when it is missing."""
+    configured = os.environ.get(DATASETS_DIR_ENV_VAR)
+    root = Path(configured) if configured else _REPO_ROOT.parent / "shared" / "datasets"
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"datasets folder {root} does not exist; set {DATASETS_DIR_ENV_VAR} to the folder that holds "
+            "pmc/, clinicaltrials/, medline/, nfcorpus/ and scifact/"
+        )
+    return root

@@ -1,0 +1,101 @@
+"""The one normalised document shape every parser produces and every chunker consumes.
+
+A document owns a single CANONICAL TEXT (``Document.text``); sections and tables are character spans into
+it, so a chunk's offsets always point back into one string and ``text[start:end]`` is the chunk verbatim.
+
+Canonical text layout (built by :func:`control_plane.ingestion.assembly.assemble_document`):
+
+* the title, then every section body, then every table, joined by one blank line (``"\\n\\n"``);
+* a section body is its paragraphs joined by a blank line; each paragraph is whitespace-collapsed to one line;
+* section headings are NOT in the text: they live in ``Section.title_path`` (and so in chunk metadata);
+* a table is ``"{label}: {caption}"`` (or whichever of the two exists) followed by one line per row, cells
+  joined by ``" | "``, rows joined by ``"\\n"``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SourceName = Literal["pmc", "ctgov", "medline", "beir"]
+
+SECTION_KINDS: frozenset[str] = frozenset(
+    {
+        "title",
+        "abstract",
+        "summary",
+        "introduction",
+        "background",
+        "methods",
+        "design",
+        "results",
+        "discussion",
+        "conclusions",
+        "description",
+        "conditions",
+        "eligibility",
+        "inclusion",
+        "exclusion",
+        "interventions",
+        "dosage",
+        "outcomes",
+        "outcome_results",
+        "adverse_events",
+        "figure",
+        "table",
+        "other",
+    }
+)
+"""Normalised section kinds; parsers map free-text headings onto these (see ``section_kinds.py``)."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of prose in the canonical text.
+
+    ``label`` is the heading as written, ``kind`` its normalised class, ``title_path`` the headings from the
+    outermost section down to this one. ``facet_json`` carries structured facts (e.g. outcome measures).
+    """
+
+    label: str
+    kind: str
+    title_path: tuple[str, ...]
+    start: int
+    end: int
+    facet_json: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table kept whole: caption, the source HTML, and one text line per row (cells joined by `` | ``)."""
+
+    label: str
+    kind: str
+    caption: str
+    html: str
+    row_lines: tuple[str, ...]
+    title_path: tuple[str, ...]
+    start: int
+    end: int
+    facet_json: str | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    """One normalised record from any source; ``text`` is the canonical text the spans index into."""
+
+    doc_id: str
+    title: str
+    source: SourceName
+    doc_type: str
+    url: str | None
+    publication_date: dt.date | None
+    sections: tuple[Section, ...]
+    tables: tuple[Table, ...]
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def span_text(self, span: Section | Table) -> str:
+        """The canonical text a section or table covers."""
+        return self.text[span.start : span.end]

@@ -1,0 +1,115 @@
+"""One entry point for every source: pick the parser by dataset id or by file, stream documents and errors.
+
+``iter_documents("pmc")`` walks the dataset's files under :func:`control_plane.datasets_root.datasets_root`;
+``iter_documents(path)`` and ``iter_documents([paths...])`` parse given files (a folder means its files).
+Bulk callers get :class:`~control_plane.ingestion.errors.ParseError` items inline, log them and go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Final
+
+from control_plane.datasets_root import datasets_root
+from control_plane.ingestion.documents import Document
+from control_plane.ingestion.errors import ParseError, raise_errors
+from control_plane.ingestion.parsers.beir import iter_beir, parse_beir
+from control_plane.ingestion.parsers.ctgov import iter_ctgov, parse_ctgov
+from control_plane.ingestion.parsers.jats import iter_jats, parse_jats
+from control_plane.ingestion.parsers.medline import iter_medline, parse_medline
+from control_plane.ingestion.parsers.xml_text import sniff_root_tag
+
+__all__ = [
+    "DATASET_FILES",
+    "ParseError",
+    "dataset_files",
+    "iter_beir",
+    "iter_ctgov",
+    "iter_documents",
+    "iter_jats",
+    "iter_medline",
+    "parse_beir",
+    "parse_ctgov",
+    "parse_documents",
+    "parse_jats",
+    "parse_medline",
+    "parser_for",
+]
+
+DocumentStream = Iterator[Document | ParseError]
+FileParser = Callable[[Path], DocumentStream]
+
+DATASET_FILES: Final[dict[str, tuple[str, ...]]] = {
+    "pmc": ("pmc/*.nxml",),
+    "ctgov": ("clinicaltrials/xml/*.xml", "clinicaltrials/json/*.json"),
+    "medline": ("medline/*.xml.gz", "medline/*.xml"),
+    "nfcorpus": ("nfcorpus/corpus.jsonl",),
+    "scifact": ("scifact/corpus.jsonl",),
+}
+"""Glob patterns, relative to the datasets root, of each dataset's document files."""
+
+_PARSERS_BY_ROOT_TAG: Final[dict[str, FileParser]] = {
+    "article": iter_jats,
+    "clinical_study": iter_ctgov,
+    "PubmedArticleSet": iter_medline,
+}
+
+
+def dataset_files(dataset: str, root: Path | None = None) -> list[Path]:
+    """The sorted document files of a dataset id; ``ValueError`` lists the known ids."""
+    patterns = DATASET_FILES.get(dataset)
+    if patterns is None:
+        raise ValueError(f"unknown dataset {dataset!r}; known datasets: {', '.join(DATASET_FILES)}")
+    base = root or datasets_root()
+    return sorted({path for pattern in patterns for path in base.glob(pattern)})
+
+
+def _unrecognised(path: Path) -> DocumentStream:
+    yield ParseError(path, "file", "unrecognised file type (expected .nxml, .jsonl, .json, .xml or .xml.gz)")
+
+
+def _missing(path: Path) -> DocumentStream:
+    yield ParseError(path, "file", "no such file")
+
+
+def parser_for(path: Path) -> FileParser:
+    """Choose a parser from the suffix, or for ``.xml``/``.xml.gz`` from the root element's name."""
+    if not path.is_file():
+        return _missing
+    name = path.name.lower()
+    if name.endswith(".nxml"):
+        return iter_jats
+    if name.endswith(".jsonl"):
+        return iter_beir
+    if name.endswith(".json"):
+        return iter_ctgov
+    if name.endswith((".xml", ".xml.gz")):
+        try:
+            root_tag = sniff_root_tag(path)
+        except (OSError, EOFError):
+            root_tag = None
+        return _PARSERS_BY_ROOT_TAG.get(root_tag or "", _unrecognised)
+    return _unrecognised
+
+
+def _expand(source: str | Path) -> list[Path]:
+    if isinstance(source, str) and source in DATASET_FILES:
+        return dataset_files(source)
+    path = Path(source)
+    if path.is_dir():
+        return sorted(child for child in path.rglob("*") if child.is_file())
+    return [path]
+
+
+def iter_documents(sources: str | Path | Iterable[str | Path]) -> DocumentStream:
+    """Lazily parse dataset ids, files or folders; errors are yielded in place and parsing goes on."""
+    items = [sources] if isinstance(sources, str | Path) else list(sources)
+    for source in items:
+        for path in _expand(source):
+            yield from parser_for(path)(path)
+
+
+def parse_documents(sources: str | Path | Iterable[str | Path]) -> Iterator[Document]:
+    """Strict :func:`iter_documents`: raises the first :class:`ParseError`."""
+    return raise_errors(iter_documents(sources))

@@ -1,0 +1,157 @@
+"""Idempotent, resumable bulk indexing of chunks.
+
+The index itself is the checkpoint: every chunk is stored under ``_id = chunk_id`` with its
+``content_hash``, so a re-run (or a restart after a crash) re-reads the hashes of the documents in a
+batch, writes only new or changed chunks, skips unchanged ones without re-encoding them, and deletes
+chunks of a document that shrank. Records OpenSearch rejects go to a dead-letter file with the reason,
+and the rest of the batch still lands.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from opensearchpy import OpenSearch, helpers
+
+from control_plane.ingestion.chunking import Chunk
+
+log = logging.getLogger(__name__)
+
+# Statuses worth retrying: the cluster is busy, not the record bad.
+RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
+
+
+class ChunkEncoder(Protocol):
+    """Adds model outputs (``sparse_terms``, ``embedding``) to documents about to be written."""
+
+    def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """What a batch needs: chunks to (re)write, chunk ids left alone, chunk ids to delete."""
+
+    to_write: list[Chunk]
+    unchanged: list[str]
+    to_delete: list[str]
+
+
+@dataclass(frozen=True)
+class Failure:
+    chunk_id: str
+    doc_id: str
+    status: int
+    reason: str
+
+
+@dataclass
+class BatchResult:
+    written: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    failures: list[Failure] = field(default_factory=list)
+
+
+def plan_changes(existing: Mapping[str, Mapping[str, str]], chunks: Sequence[Chunk]) -> IndexPlan:
+    """Compare a batch with the stored ``{doc_id: {chunk_id: content_hash}}`` of the same documents."""
+    wanted = {c.chunk_id for c in chunks}
+    stored = {chunk_id: h for per_doc in existing.values() for chunk_id, h in per_doc.items()}
+    to_write = [c for c in chunks if stored.get(c.chunk_id) != c.content_hash]
+    unchanged = [c.chunk_id for c in chunks if stored.get(c.chunk_id) == c.content_hash]
+    doc_ids = {c.doc_id for c in chunks}
+    to_delete = sorted(
+        chunk_id for doc_id in doc_ids for chunk_id in existing.get(doc_id, {}) if chunk_id not in wanted
+    )
+    return IndexPlan(to_write, unchanged, to_delete)
+
+
+def stored_hashes(client: OpenSearch, index: str, doc_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+    """``{doc_id: {chunk_id: content_hash}}`` for the given documents (absent index: empty)."""
+    ids = sorted(set(doc_ids))
+    if not ids or not client.indices.exists(index=index):
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    query = {"query": {"terms": {"doc_id": ids}}, "_source": ["doc_id", "content_hash"]}
+    for hit in helpers.scan(client, index=index, query=query, size=1000):
+        source = hit["_source"]
+        found.setdefault(source["doc_id"], {})[hit["_id"]] = source.get("content_hash", "")
+    return found
+
+
+def index_batch(
+    client: OpenSearch,
+    index: str,
+    chunks: Sequence[Chunk],
+    encode: ChunkEncoder,
+    *,
+    max_retries: int = 5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> BatchResult:
+    """Write one batch idempotently; per-record failures are returned, not raised."""
+    plan = plan_changes(stored_hashes(client, index, (c.doc_id for c in chunks)), chunks)
+    result = BatchResult(unchanged=len(plan.unchanged))
+    documents = encode(plan.to_write) if plan.to_write else []
+    actions: list[dict[str, Any]] = [
+        {"_op_type": "index", "_index": index, "_id": doc["chunk_id"], "_source": doc} for doc in documents
+    ]
+    actions += [{"_op_type": "delete", "_index": index, "_id": chunk_id} for chunk_id in plan.to_delete]
+    pending = actions
+    for attempt in range(max_retries + 1):
+        retry: list[dict[str, Any]] = []
+        for ok, item in helpers.streaming_bulk(
+            client, pending, raise_on_error=False, raise_on_exception=False, max_retries=0, chunk_size=500
+        ):
+            op, outcome = next(iter(item.items()))
+            if ok:
+                result.written += op == "index"
+                result.deleted += op == "delete"
+                continue
+            status = int(outcome.get("status", 0))
+            if status in RETRYABLE_STATUSES and attempt < max_retries:
+                retry.append(_action_for(outcome["_id"], op, actions))
+            elif not (op == "delete" and status == 404):
+                result.failures.append(_failure(outcome, documents))
+        if not retry:
+            break
+        delay = min(30.0, 0.5 * 2**attempt)
+        log.warning(
+            "bulk back-pressure", extra={"retrying": len(retry), "delay_s": delay, "attempt": attempt + 1}
+        )
+        sleep(delay)
+        pending = retry
+    return result
+
+
+def _action_for(doc_id: str, op: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(a for a in actions if a["_id"] == doc_id and a["_op_type"] == op)
+
+
+def _failure(outcome: Mapping[str, Any], documents: list[dict[str, Any]]) -> Failure:
+    error = outcome.get("error", {})
+    reason = (
+        f"{error.get('type', 'error')}: {error.get('reason', error)}"
+        if isinstance(error, dict)
+        else str(error)
+    )
+    doc_id = next((d["doc_id"] for d in documents if d["chunk_id"] == outcome.get("_id")), "")
+    return Failure(str(outcome.get("_id", "")), doc_id, int(outcome.get("status", 0)), reason)
+
+
+class DeadLetterFile:
+    """Append-only JSON lines of what could not be indexed or parsed, with the reason and the place."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(dict(record), default=str) + "\n")
+        self.count += 1

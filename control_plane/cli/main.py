@@ -18,6 +18,12 @@ from control_plane.cluster.manage import EngineUnavailableError, apply_resources
 from control_plane.cluster.status import read_status
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
 from control_plane.logs import configure_logging
+from control_plane.mlcommons.registry import (
+    ModelsNotReadyError,
+    deployed_model_ids,
+    models_status,
+    register_models,
+)
 from control_plane.opensearch.client import make_client
 from control_plane.resources.catalog import load_resources
 from control_plane.resources.render import RenderError
@@ -61,6 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Report the node and the state (in sync / drift / missing) of each resource.",
     )
     status.add_argument("--json", action="store_true", help="print the status as JSON")
+
+    models = commands.add_parser(
+        "models",
+        help="register the served models in ml-commons, or show their state",
+        description="`models register` creates the loopback connectors, the model group and one remote "
+        "model per role (dense, sparse, rerank), deploys them, and re-applies the pipelines so their "
+        "ids become the query defaults. Idempotent by name. `models status` shows ids and states.",
+    )
+    models.add_argument("action", choices=["register", "status"], help="what to do")
+    models.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 
@@ -75,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     try:
         return _COMMANDS[args.command](settings, args)
-    except EngineUnavailableError as exc:
+    except (EngineUnavailableError, ModelsNotReadyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except OpenSearchConnectionError:
@@ -92,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _apply(settings: Settings, args: argparse.Namespace) -> int:
     client = make_client(settings.opensearch)
-    results = apply_resources(client, settings, load_resources(settings))
+    resources = load_resources(settings, deployed_model_ids(client, settings))
+    results = apply_resources(client, settings, resources)
     if args.json:
         print(json.dumps([{"resource": r.label, "action": r.action.value} for r in results], indent=2))
     else:
@@ -102,7 +119,8 @@ def _apply(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _verify(settings: Settings, args: argparse.Namespace) -> int:
-    drift = verify_resources(make_client(settings.opensearch), load_resources(settings))
+    client = make_client(settings.opensearch)
+    drift = verify_resources(client, load_resources(settings, deployed_model_ids(client, settings)))
     drifted = {label: diffs for label, diffs in drift.items() if diffs}
     if args.json:
         print(json.dumps({k: [vars(d) for d in v] for k, v in drifted.items()}, indent=2))
@@ -116,7 +134,8 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _status(settings: Settings, args: argparse.Namespace) -> int:
-    status = read_status(make_client(settings.opensearch), settings, load_resources(settings))
+    client = make_client(settings.opensearch)
+    status = read_status(client, settings, load_resources(settings, deployed_model_ids(client, settings)))
     if args.json:
         print(json.dumps(status.to_dict(), indent=2))
         return 0
@@ -133,7 +152,23 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"apply": _apply, "verify": _verify, "status": _status}
+def _models(settings: Settings, args: argparse.Namespace) -> int:
+    client = make_client(settings.opensearch)
+    if args.action == "register":
+        models = register_models(client, settings)
+        ids = {m.role: m.model_id for m in models}
+        apply_resources(client, settings, load_resources(settings, ids))
+    else:
+        models = models_status(client, settings)
+    if args.json:
+        print(json.dumps([vars(m) for m in models], indent=2))
+    else:
+        for m in models:
+            print(f"{m.role:<7} {m.name:<36} {m.model_id or '-':<22} {m.state}")
+    return 0 if all(m.state == "DEPLOYED" for m in models) else EXIT_DRIFT
+
+
+_COMMANDS = {"apply": _apply, "verify": _verify, "status": _status, "models": _models}
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ def apply_resources(client: OpenSearch, settings: Settings, resources: list[Reso
         else:
             put_resource(client, resource)
             action = Action.CREATED if current is None else Action.UPDATED
-        log.info("apply", extra={"resource": resource.label, "action": action.value})
+        log.debug("apply", extra={"resource": resource.label, "action": action.value})
         results.append(ApplyResult(resource.label, action))
     return results
 

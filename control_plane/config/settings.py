@@ -91,10 +91,23 @@ class FusionSettings(_Strict):
     rrf: RrfSettings = RrfSettings()
 
 
+class ModelsSettings(_Strict):
+    """Which served models back each role, and where the inference service listens."""
+
+    service_url: str = Field("http://127.0.0.1:8501", pattern=r"^https?://")
+    group: str = "biohybrid"
+    dense: str = "minilm"
+    sparse: str = "splade-tiny"
+    # An honest embedding similarity until the project's trained cross-encoder lands.
+    rerank: str = "minilm-cosine"
+    deploy_timeout_s: float = Field(60, gt=0)
+
+
 class Settings(_Strict):
     opensearch: OpenSearchSettings = OpenSearchSettings()
     index: IndexSettings = IndexSettings()
     fusion: FusionSettings = FusionSettings()
+    models: ModelsSettings = ModelsSettings()
 
 
 def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:

@@ -1,14 +1,20 @@
 """The resources the project installs: which JSON file is which kind of OpenSearch object.
 
 index_templates/component/*.json -> component templates, index_templates/index/*.json -> composable
-index templates, search_pipelines/*.json -> search pipelines (each also in an ``-explain`` form that
-adds per-sub-query scores). The file name is the resource name.
+index templates, index_templates/ingest/*.json -> ingest pipelines, search_pipelines/*.json -> search
+pipelines (each also in an ``-explain`` form that adds per-sub-query scores). The file name is the
+resource name.
+
+Resources that name models need their ml-commons ids, known only after `models register`: without
+them the ingest pipelines and the ``-rerank`` forms are left out and the search pipelines carry no
+query-enricher defaults (clients then pass model ids or raw vectors/tokens themselves).
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError, version
@@ -20,17 +26,21 @@ from control_plane.resources.render import flatten, render
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXPLAIN_SUFFIX = "-explain"
+RERANK_SUFFIX = "-rerank"
+ENCODER_ROLES = ("dense", "sparse")
 
 
 class ResourceKind(StrEnum):
     COMPONENT_TEMPLATE = "component_template"
     INDEX_TEMPLATE = "index_template"
+    INGEST_PIPELINE = "ingest_pipeline"
     SEARCH_PIPELINE = "search_pipeline"
 
 
 _FOLDERS: dict[ResourceKind, str] = {
     ResourceKind.COMPONENT_TEMPLATE: "index_templates/component",
     ResourceKind.INDEX_TEMPLATE: "index_templates/index",
+    ResourceKind.INGEST_PIPELINE: "index_templates/ingest",
     ResourceKind.SEARCH_PIPELINE: "search_pipelines",
 }
 
@@ -53,26 +63,68 @@ def project_version() -> str:
         return "0+unknown"
 
 
-def render_params(settings: Settings) -> dict[str, Any]:
+def render_params(settings: Settings, model_ids: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Parameters the resource files may use: every setting by dotted key, plus derived values."""
     params = flatten(settings.model_dump(mode="json"))
     params["fusion.weights_in_order"] = settings.fusion.weights.in_order()
     params["resources.version"] = project_version()
+    params.update({f"models.{role}.id": model_id for role, model_id in (model_ids or {}).items()})
     return params
 
 
-def load_resources(settings: Settings, root: Path = REPO_ROOT) -> list[Resource]:
+def load_resources(
+    settings: Settings, model_ids: Mapping[str, str] | None = None, root: Path = REPO_ROOT
+) -> list[Resource]:
     """Render every resource file under ``root`` in install order (components before index templates)."""
-    params = render_params(settings)
+    ids = dict(model_ids or {})
+    has_encoders = all(role in ids for role in ENCODER_ROLES)
+    params = render_params(settings, ids)
     resources: list[Resource] = []
     for kind, folder in _FOLDERS.items():
+        if kind is ResourceKind.INGEST_PIPELINE and not has_encoders:
+            continue
         for path in sorted((root / folder).glob("*.json")):
             template = json.loads(path.read_text(encoding="utf-8"))
             body = render(template, params, source=str(path.relative_to(root)))
+            if kind is not ResourceKind.SEARCH_PIPELINE:
+                resources.append(Resource(kind, path.stem, body))
+                continue
+            if has_encoders:
+                body = with_query_model_defaults(body, ids["dense"], ids["sparse"])
             resources.append(Resource(kind, path.stem, body))
-            if kind is ResourceKind.SEARCH_PIPELINE:
-                resources.append(Resource(kind, path.stem + EXPLAIN_SUFFIX, with_score_explanation(body)))
+            resources.append(Resource(kind, path.stem + EXPLAIN_SUFFIX, with_score_explanation(body)))
+            if "rerank" in ids:
+                resources.append(Resource(kind, path.stem + RERANK_SUFFIX, with_rerank(body, ids["rerank"])))
     return resources
+
+
+def with_query_model_defaults(pipeline: dict[str, Any], dense_id: str, sparse_id: str) -> dict[str, Any]:
+    """Add the neural_query_enricher, so `neural` and `neural_sparse` queries with only `query_text`
+    use the registered models: clients never pass model ids."""
+    enriched = copy.deepcopy(pipeline)
+    enricher = {
+        "neural_query_enricher": {
+            "description": "Default models for neural (dense) and neural_sparse (sparse_terms) queries",
+            "default_model_id": dense_id,
+            "neural_field_default_id": {"sparse_terms": sparse_id, "embedding": dense_id},
+        }
+    }
+    enriched["request_processors"] = [enricher, *enriched.get("request_processors", [])]
+    return enriched
+
+
+def with_rerank(pipeline: dict[str, Any], rerank_id: str) -> dict[str, Any]:
+    """The rerank form: after fusion, the rerank model rescores the returned hits against the chunk
+    text (the query comes from ``ext.rerank.query_context.query_text``; ``size`` is the depth)."""
+    reranked = copy.deepcopy(pipeline)
+    reranked["description"] = (
+        f"{pipeline.get('description', '')} Reranked by model {rerank_id} over chunk text."
+    )
+    processor = {
+        "rerank": {"ml_opensearch": {"model_id": rerank_id}, "context": {"document_fields": ["text"]}}
+    }
+    reranked.setdefault("response_processors", []).append(processor)
+    return reranked
 
 
 def with_score_explanation(pipeline: dict[str, Any]) -> dict[str, Any]:

@@ -90,3 +90,46 @@ def test_every_pipeline_has_an_explain_form() -> None:
 def test_components_install_before_the_index_template() -> None:
     labels = [r.label for r in load_resources(load_settings(environ={}))]
     assert labels.index("index_template/chunks") > labels.index("component_template/chunk-mappings")
+
+
+IDS = {"dense": "dense-id", "sparse": "sparse-id", "rerank": "rerank-id"}
+
+
+def test_model_resources_appear_only_with_model_ids() -> None:
+    settings = load_settings(environ={})
+    without = {r.label for r in load_resources(settings)}
+    with_ids = {r.label: r.body for r in load_resources(settings, IDS)}
+    assert "ingest_pipeline/chunk-embed" not in without
+    assert not any(label.endswith("-rerank") for label in without)
+    assert set(with_ids) - without == {
+        "ingest_pipeline/chunk-embed",
+        "search_pipeline/hybrid-minmax-rerank",
+        "search_pipeline/hybrid-rrf-rerank",
+    }
+
+
+def test_ingest_pipeline_encodes_text_with_both_models() -> None:
+    body = {r.label: r.body for r in load_resources(load_settings(environ={}), IDS)}[
+        "ingest_pipeline/chunk-embed"
+    ]
+    [dense, sparse] = body["processors"]
+    assert dense["text_embedding"]["model_id"] == "dense-id"
+    assert dense["text_embedding"]["field_map"] == {"text": "embedding"}
+    assert sparse["sparse_encoding"]["model_id"] == "sparse-id"
+    assert sparse["sparse_encoding"]["field_map"] == {"text": "sparse_terms"}
+
+
+def test_search_pipelines_default_the_query_models_and_rerank_form_adds_rerank() -> None:
+    bodies = {r.label: r.body for r in load_resources(load_settings(environ={}), IDS)}
+    for name in ("hybrid-minmax", "hybrid-rrf", "hybrid-rrf-explain", "hybrid-rrf-rerank"):
+        [enricher] = bodies[f"search_pipeline/{name}"]["request_processors"]
+        assert enricher["neural_query_enricher"]["default_model_id"] == "dense-id"
+        assert enricher["neural_query_enricher"]["neural_field_default_id"]["sparse_terms"] == "sparse-id"
+    rerank = bodies["search_pipeline/hybrid-rrf-rerank"]["response_processors"]
+    assert rerank == [
+        {"rerank": {"ml_opensearch": {"model_id": "rerank-id"}, "context": {"document_fields": ["text"]}}}
+    ]
+    assert (
+        bodies["search_pipeline/hybrid-rrf-rerank"]["phase_results_processors"]
+        == bodies["search_pipeline/hybrid-rrf"]["phase_results_processors"]
+    )

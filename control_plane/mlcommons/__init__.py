@@ -1,0 +1,1 @@
+"""ml-commons: connectors to the inference service, remote models, and their deployment."""

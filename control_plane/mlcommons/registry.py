@@ -1,0 +1,199 @@
+"""Register the served models in ml-commons as remote models behind loopback connectors.
+
+Idempotent by name: a model whose connector already matches the repository's blueprint is only
+(re)deployed; a changed blueprint gets a new connector and model, and the old ones are removed, so
+model ids change only when what they call changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import NotFoundError, OpenSearch
+from opensearchpy.exceptions import RequestError
+
+from control_plane.config.settings import Settings
+from control_plane.resources.catalog import REPO_ROOT
+from control_plane.resources.render import render
+
+log = logging.getLogger(__name__)
+
+CONNECTORS_DIR = REPO_ROOT / "model_artifacts" / "connectors"
+ROLES: tuple[str, ...] = ("dense", "sparse", "rerank")
+_BLUEPRINT_BY_ROLE = {"dense": "embedding.json", "sparse": "sparse.json", "rerank": "rerank.json"}
+_COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
+
+
+class ModelsNotReadyError(RuntimeError):
+    """A model could not be registered or deployed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    role: str
+    served_name: str
+    name: str
+    connector: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RegisteredModel:
+    role: str
+    name: str
+    model_id: str
+    connector_id: str
+    state: str
+
+
+def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> list[ModelSpec]:
+    """What each role should be: the served model and the rendered connector blueprint."""
+    specs = []
+    for role in ROLES:
+        served = str(getattr(settings.models, role))
+        name = f"{settings.models.group}-{role}-{served}"
+        path = connectors_dir / _BLUEPRINT_BY_ROLE[role]
+        params = {
+            "connector.name": f"{name}-connector",
+            "service.url": settings.models.service_url,
+            "model.name": served,
+        }
+        connector = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(path))
+        specs.append(ModelSpec(role, served, name, connector))
+    return specs
+
+
+def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredModel]:
+    """Create connectors, the model group and remote models as needed, and deploy them."""
+    group_id = _ensure_group(client, settings.models.group)
+    registered = []
+    for spec in model_specs(settings):
+        existing = find_model(client, spec.name)
+        if existing is not None and _connector_matches(
+            client, existing.get("connector_id", ""), spec.connector
+        ):
+            model_id, connector_id = existing["_id"], existing["connector_id"]
+        else:
+            connector_id = _ml(client).create_connector(body=spec.connector)["connector_id"]
+            body = {
+                "name": spec.name,
+                "function_name": "remote",
+                "model_group_id": group_id,
+                "connector_id": connector_id,
+                "description": f"{spec.role} model '{spec.served_name}' at {settings.models.service_url}",
+            }
+            model_id = _ml(client).register_model(body=body)["model_id"]
+            log.info("model registered", extra={"model": spec.name, "model_id": model_id})
+            if existing is not None:
+                _remove(client, existing["_id"], existing.get("connector_id"))
+        state = _deploy(client, model_id, settings.models.deploy_timeout_s)
+        registered.append(RegisteredModel(spec.role, spec.name, model_id, connector_id, state))
+    return registered
+
+
+def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredModel]:
+    """Each role's model as ml-commons knows it (state NOT_REGISTERED when absent)."""
+    status = []
+    for spec in model_specs(settings):
+        found = find_model(client, spec.name)
+        if found is None:
+            status.append(RegisteredModel(spec.role, spec.name, "", "", "NOT_REGISTERED"))
+        else:
+            status.append(
+                RegisteredModel(
+                    spec.role,
+                    spec.name,
+                    found["_id"],
+                    found.get("connector_id", ""),
+                    found.get("model_state", "UNKNOWN"),
+                )
+            )
+    return status
+
+
+def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]:
+    """``{role: model_id}`` for the roles whose model is deployed (empty before `models register`)."""
+    return {m.role: m.model_id for m in models_status(client, settings) if m.state == "DEPLOYED"}
+
+
+def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
+    query = {
+        "size": 10,
+        "query": {
+            "bool": {
+                "filter": [{"term": {"name.keyword": name}}],
+                "must_not": [{"exists": {"field": "chunk_number"}}],
+            }
+        },
+    }
+    try:
+        hits = _ml(client).search_models(body=query)["hits"]["hits"]
+    except (NotFoundError, RequestError):
+        return None  # no model index yet
+    if not hits:
+        return None
+    newest = max(hits, key=lambda h: h["_source"].get("created_time", 0))
+    return {"_id": newest["_id"], **newest["_source"]}
+
+
+def _ml(client: OpenSearch) -> Any:
+    """The ml-commons namespace of opensearch-py (untyped there)."""
+    return client.plugins.ml
+
+
+def _ensure_group(client: OpenSearch, name: str) -> str:
+    query = {"query": {"term": {"name.keyword": name}}}
+    try:
+        hits = _ml(client).search_model_group(body=query)["hits"]["hits"]
+    except (NotFoundError, RequestError):
+        hits = []
+    if hits:
+        return str(hits[0]["_id"])
+    created = _ml(client).register_model_group(body={"name": name, "description": "biohybrid remote models"})
+    return str(created["model_group_id"])
+
+
+def _connector_matches(client: OpenSearch, connector_id: str, wanted: dict[str, Any]) -> bool:
+    if not connector_id:
+        return False
+    try:
+        current = _ml(client).get_connector(connector_id=connector_id)
+    except NotFoundError:
+        return False
+    return all(_canonical(current.get(k)) == _canonical(wanted.get(k)) for k in _COMPARED_CONNECTOR_KEYS)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _deploy(client: OpenSearch, model_id: str, timeout_s: float) -> str:
+    state = str(_ml(client).get_model(model_id=model_id).get("model_state", ""))
+    if state != "DEPLOYED":
+        _ml(client).deploy_model(model_id=model_id)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = str(_ml(client).get_model(model_id=model_id).get("model_state", ""))
+        if state == "DEPLOYED":
+            return state
+        if state == "DEPLOY_FAILED":
+            break
+        time.sleep(0.5)
+    raise ModelsNotReadyError(
+        f"model {model_id} did not deploy (state {state or 'unknown'}); see the node log"
+    )
+
+
+def _remove(client: OpenSearch, model_id: str, connector_id: str | None) -> None:
+    try:
+        _ml(client).undeploy_model(model_id=model_id)
+        _ml(client).delete_model(model_id=model_id)
+        if connector_id:
+            _ml(client).delete_connector(connector_id=connector_id)
+    except NotFoundError:
+        pass
+    log.info("model replaced", extra={"old_model_id": model_id})

@@ -99,7 +99,7 @@ class ModelsSettings(_Strict):
     dense: str = "minilm"
     sparse: str = "splade-tiny"
     # An honest embedding similarity until the project's trained cross-encoder lands.
-    rerank: str = "minilm-cosine"
+    rerank: str = "minilm"
     deploy_timeout_s: float = Field(60, gt=0)
 
 

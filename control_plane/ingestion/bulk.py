@@ -91,9 +91,11 @@ def index_batch(
     encode: ChunkEncoder,
     *,
     max_retries: int = 5,
+    pipeline: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> BatchResult:
-    """Write one batch idempotently; per-record failures are returned, not raised."""
+    """Write one batch idempotently; per-record failures are returned, not raised. ``pipeline`` names
+    an ingest pipeline that encodes the documents inside OpenSearch."""
     plan = plan_changes(stored_hashes(client, index, (c.doc_id for c in chunks)), chunks)
     result = BatchResult(unchanged=len(plan.unchanged))
     documents = encode(plan.to_write) if plan.to_write else []
@@ -101,11 +103,19 @@ def index_batch(
         {"_op_type": "index", "_index": index, "_id": doc["chunk_id"], "_source": doc} for doc in documents
     ]
     actions += [{"_op_type": "delete", "_index": index, "_id": chunk_id} for chunk_id in plan.to_delete]
+    # wait_for: the next batch (or a restart) must see these hashes, and searches need a refresh.
+    extra: dict[str, Any] = {"refresh": "wait_for", **({"pipeline": pipeline} if pipeline else {})}
     pending = actions
     for attempt in range(max_retries + 1):
         retry: list[dict[str, Any]] = []
         for ok, item in helpers.streaming_bulk(
-            client, pending, raise_on_error=False, raise_on_exception=False, max_retries=0, chunk_size=500
+            client,
+            pending,
+            raise_on_error=False,
+            raise_on_exception=False,
+            max_retries=0,
+            chunk_size=500,
+            **extra,
         ):
             op, outcome = next(iter(item.items()))
             if ok:

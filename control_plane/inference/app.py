@@ -1,0 +1,140 @@
+"""The Flask app: endpoints in the shapes ml-commons' built-in connector functions read.
+
+* ``POST /v1/embeddings/<model>`` ``{"input": [texts]}`` → ``[[float, ...], ...]``: the top-level array
+  ``connector.post_process.default.embedding`` reads with JSONPath ``$[*]``.
+* ``POST /v1/sparse/<model>`` ``{"input": [texts]}`` → ``{"response": [{token: weight}, ...]}``: with no
+  post-processing function ml-commons keeps the JSON object as the tensor's data map, and neural-search's
+  sparse_encoding / neural_sparse read its ``response`` list of token→weight maps.
+* ``POST /v1/rerank/<model>`` ``{"query", "documents", "top_n"?}`` → ``[{"index": i, "relevance_score": s}]``,
+  best first: what ``connector.post_process.default.rerank`` reads (``index`` an integer, ``relevance_score``
+  a float). The score is the dense model's cosine similarity, not a cross-encoder's.
+* ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
+  ``GET /v1/models`` (what is served, with dimensions).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+from flask import Flask, Response, jsonify, request
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from werkzeug.exceptions import HTTPException
+
+from control_plane.inference.batching import BatchTimeoutError, OverloadedError
+from control_plane.inference.config import ServiceConfig
+from control_plane.inference.host import ModelHost, ModelUnavailableError, UnknownModelError
+from control_plane.inference.metrics import ServiceMetrics
+from control_plane.inference.validation import Limits, RequestError, rerank_request, texts_request
+
+log = logging.getLogger(__name__)
+Loading = Literal["sync", "background", "none"]
+_RETRY_AFTER_S = "1"
+
+
+def create_app(
+    config: ServiceConfig | None = None, *, load: Loading = "sync", host: ModelHost | None = None
+) -> Flask:
+    """Build the app; ``load="background"`` answers /health at once and /ready when the models are in."""
+    config = config or ServiceConfig()
+    metrics = host.metrics if host is not None else ServiceMetrics()
+    host = host or ModelHost(config, metrics)
+    limits = Limits(max_items=config.max_items, max_chars=config.max_chars)
+    app = Flask("biohybrid-models")
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep sparse terms heaviest first
+    # Worst case UTF-8 (4 bytes a character) plus JSON quoting; beyond it werkzeug answers 413 unread.
+    app.config["MAX_CONTENT_LENGTH"] = (
+        config.max_items * (config.max_chars * 4 + 16) + config.max_chars * 4 + 4096
+    )
+    app.extensions["biohybrid.host"] = host
+    if load == "sync":
+        host.load()
+    elif load == "background":
+        host.start_loading()
+
+    def timed(endpoint: str, model: str, handler: Callable[[], Any]) -> Response:
+        started = time.perf_counter()
+        try:
+            response = _json(handler(), 200)
+        except RequestError as exc:
+            response = _error(exc.status, exc.message)
+        except UnknownModelError as exc:
+            response = _error(404, str(exc))
+        except (OverloadedError, BatchTimeoutError, ModelUnavailableError) as exc:
+            response = _error(503, str(exc))
+            response.headers["Retry-After"] = _RETRY_AFTER_S
+        label = model if model in host.states else "unknown"  # a URL must not mint metric series
+        metrics.requests.labels(endpoint, label, str(response.status_code)).inc()
+        metrics.request_seconds.labels(endpoint, label).observe(time.perf_counter() - started)
+        return response
+
+    @app.post("/v1/embeddings/<model>")
+    def embeddings(model: str) -> Response:
+        return timed("embeddings", model, lambda: _vectors(host.embed(model, texts_request(_body(), limits))))
+
+    @app.post("/v1/sparse/<model>")
+    def sparse(model: str) -> Response:
+        return timed(
+            "sparse", model, lambda: {"response": host.sparse(model, texts_request(_body(), limits))}
+        )
+
+    @app.post("/v1/rerank/<model>")
+    def rerank(model: str) -> Response:
+        def answer() -> list[dict[str, Any]]:
+            req = rerank_request(_body(), limits)
+            scores = host.similarity(model).score(req.query, req.documents)
+            ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+            # ml-commons reads long decimals as BigDecimal and then fails casting them to Double
+            # (ClassCastException in the rerank post-process): send at most 7 significant digits.
+            return [{"index": i, "relevance_score": float(f"{scores[i]:.7g}")} for i in ranked[: req.top_n]]
+
+        return timed("rerank", model, answer)
+
+    @app.get("/health")
+    def health() -> Response:
+        return _json({"status": "ok"}, 200)
+
+    @app.get("/ready")
+    def ready() -> Response:
+        states = {name: state.to_dict() for name, state in host.states.items()}
+        return _json({"ready": host.ready, "models": states}, 200 if host.ready else 503)
+
+    @app.get("/v1/models")
+    def models() -> Response:
+        return _json({"models": [state.to_dict() for state in host.states.values()]}, 200)
+
+    @app.get("/metrics")
+    def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), mimetype=CONTENT_TYPE_LATEST)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    return app
+
+
+def _body() -> Any:
+    if not request.is_json:
+        raise RequestError(415, "send the body as JSON with Content-Type: application/json")
+    try:
+        return json.loads(request.get_data())
+    except ValueError:
+        raise RequestError(400, "request body is not valid JSON") from None
+
+
+def _vectors(rows: list[Any]) -> list[list[float]]:
+    return [row.tolist() for row in rows]
+
+
+def _json(payload: Any, status: int) -> Response:
+    response = jsonify(payload)
+    response.status_code = status
+    return response
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": {"status": status, "message": message}}, status)

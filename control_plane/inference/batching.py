@@ -1,0 +1,159 @@
+"""Merge concurrent requests into model-sized batches, with a bounded queue that refuses instead of waiting.
+
+One worker thread per model takes the oldest request, then keeps taking requests for up to ``max_wait_s``
+while the batch has room for them. A full queue raises :class:`OverloadedError` at once (the service
+answers 503), and a caller never waits longer than its timeout: the service cannot hang.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
+
+R = TypeVar("R")
+log = logging.getLogger(__name__)
+
+
+class OverloadedError(RuntimeError):
+    """The model's queue is full."""
+
+
+class BatchTimeoutError(RuntimeError):
+    """The request waited longer than its timeout for its batch."""
+
+
+class BatchObserver(Protocol):
+    def observe_batch(self, model: str, size: int, seconds: float) -> None: ...
+
+
+@dataclass
+class _Job(Generic[R]):
+    items: list[str]
+    future: Future[list[R]] = field(default_factory=Future)
+
+
+class MicroBatcher(Generic[R]):
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[[list[str]], Sequence[R]],
+        *,
+        max_batch: int,
+        max_wait_s: float,
+        queue_size: int,
+        observer: BatchObserver | None = None,
+    ) -> None:
+        self.name = name
+        self._fn = fn
+        self.max_batch = max_batch
+        self.max_wait_s = max_wait_s
+        self._queue: queue.Queue[_Job[R] | None] = queue.Queue(maxsize=queue_size)
+        self._observer = observer
+        self._carry: _Job[R] | None = None
+        self._stopping = False
+        self._thread = threading.Thread(target=self._work, name=f"batcher-{name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def depth(self) -> int:
+        """Requests waiting (not counting the batch being computed)."""
+        return self._queue.qsize() + (1 if self._carry is not None else 0)
+
+    def submit(self, items: list[str], timeout_s: float) -> list[R]:
+        """Results for ``items`` in order; raises OverloadedError or BatchTimeoutError instead of blocking."""
+        if self._stopping or not self._thread.is_alive():
+            raise OverloadedError(f"model '{self.name}' is stopped")
+        job: _Job[R] = _Job(items=list(items))
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full:
+            raise OverloadedError(
+                f"model '{self.name}' is overloaded ({self._queue.maxsize} requests queued)"
+            ) from None
+        try:
+            return job.future.result(timeout=timeout_s)
+        except FutureTimeout:
+            job.future.cancel()
+            raise BatchTimeoutError(f"model '{self.name}' did not answer within {timeout_s:g} s") from None
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Let the worker finish the batch in hand, then end it (pending requests are failed)."""
+        while True:
+            try:
+                self._queue.put(None, timeout=timeout_s)
+                break
+            except queue.Full:
+                self._fail_pending(RuntimeError("service stopping"))
+        self._thread.join(timeout_s)
+        self._fail_pending(RuntimeError("service stopping"))
+
+    def _fail_pending(self, error: Exception) -> None:
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None and job.future.set_running_or_notify_cancel():
+                job.future.set_exception(error)
+
+    def _next_batch(self) -> list[_Job[R]] | None:
+        if self._carry is not None:
+            first: _Job[R] | None = self._carry
+            self._carry = None
+        elif self._stopping:
+            return None
+        else:
+            first = self._queue.get()
+        if first is None:
+            return None
+        batch = [first]
+        size = len(first.items)
+        deadline = time.monotonic() + self.max_wait_s
+        while size < self.max_batch:
+            remaining = deadline - time.monotonic()
+            try:
+                job = self._queue.get(timeout=remaining) if remaining > 0 else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is None:
+                self._stopping = True  # finish this batch (and any carried job), then stop
+                break
+            if size + len(job.items) > self.max_batch:
+                self._carry = job
+                break
+            batch.append(job)
+            size += len(job.items)
+        return batch
+
+    def _work(self) -> None:
+        while (batch := self._next_batch()) is not None:
+            live = [job for job in batch if job.future.set_running_or_notify_cancel()]
+            if live:
+                self._run(live)
+
+    def _run(self, jobs: list[_Job[R]]) -> None:
+        items = [text for job in jobs for text in job.items]
+        try:
+            results: list[R] = []
+            for start in range(0, len(items), self.max_batch):
+                chunk = items[start : start + self.max_batch]
+                began = time.perf_counter()
+                results.extend(self._fn(chunk))
+                if self._observer is not None:
+                    self._observer.observe_batch(self.name, len(chunk), time.perf_counter() - began)
+        except Exception as exc:  # one bad batch must not kill the worker: every caller gets the error
+            log.exception("batch failed", extra={"model": self.name, "items": len(items)})
+            for job in jobs:
+                job.future.set_exception(exc)
+            return
+        offset = 0
+        for job in jobs:
+            job.future.set_result(results[offset : offset + len(job.items)])
+            offset += len(job.items)

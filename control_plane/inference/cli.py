@@ -1,0 +1,83 @@
+"""Command line of the inference service: ``python -m control_plane.inference`` or, wired into another CLI,
+``add_service_arguments(subparser)`` + ``serve(config_from_args(args))``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from control_plane.inference.config import DEFAULT_HOST, DEFAULT_PORT, ServiceConfig
+from control_plane.inference.server import serve
+from control_plane.logs import configure_logging
+
+DESCRIPTION = (
+    "Serve dense embeddings, SPLADE term weights and cosine similarity over HTTP, in the shapes "
+    "ml-commons' connector functions expect (see control_plane/inference/app.py)."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m control_plane.inference", description=DESCRIPTION)
+    add_service_arguments(parser)
+    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-format", choices=["json", "text"], default="json")
+    return parser
+
+
+def add_service_arguments(p: argparse.ArgumentParser) -> None:
+    """The service's options (host, port, models, batching and request limits) on any parser."""
+    d = ServiceConfig()
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--dense", action="append", help="dense model to serve (repeatable; default minilm)")
+    p.add_argument(
+        "--sparse", action="append", help="sparse model to serve (repeatable; default splade-tiny)"
+    )
+    p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
+    p.add_argument("--max-wait-ms", type=float, default=d.max_wait_ms, help="wait to fill a batch")
+    p.add_argument(
+        "--queue-size", type=int, default=d.queue_size, help="queued requests per model before 503"
+    )
+    p.add_argument("--max-items", type=int, default=d.max_items, help="texts per request")
+    p.add_argument("--max-chars", type=int, default=d.max_chars, help="characters per text")
+    p.add_argument(
+        "--timeout", type=float, default=d.request_timeout_s, help="seconds before a queued request gets 503"
+    )
+    p.add_argument("--top-k", type=int, help="sparse terms kept per text (default: manifest)")
+    p.add_argument("--min-weight", type=float, help="smallest sparse weight kept (default: manifest)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="onnxruntime device")
+    p.add_argument("--threads", type=int, default=0, help="onnxruntime threads per session (0: one per core)")
+    p.add_argument("--manifest", type=Path, help="model manifest (default: model_artifacts/manifest.yaml)")
+
+
+def config_from_args(args: argparse.Namespace) -> ServiceConfig:
+    return ServiceConfig(
+        host=args.host,
+        port=args.port,
+        dense_models=tuple(args.dense or ["minilm"]),
+        sparse_models=tuple(args.sparse or ["splade-tiny"]),
+        max_batch=args.max_batch,
+        max_wait_ms=args.max_wait_ms,
+        queue_size=args.queue_size,
+        max_items=args.max_items,
+        max_chars=args.max_chars,
+        request_timeout_s=args.timeout,
+        sparse_top_k=args.top_k,
+        sparse_min_weight=args.min_weight,
+        device=args.device,
+        threads=args.threads,
+        manifest=args.manifest,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level, args.log_format)
+    try:
+        config = config_from_args(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return serve(config)

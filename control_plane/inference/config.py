@@ -1,0 +1,50 @@
+"""Settings of the inference service, with defaults sized for one 2-core machine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from control_plane.models.runtime import Device
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8501
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    dense_models: tuple[str, ...] = ("minilm",)
+    """Served on /v1/embeddings/<name> and, as cosine similarity, on /v1/rerank/<name>."""
+    sparse_models: tuple[str, ...] = ("splade-tiny",)
+    max_batch: int = 32
+    """Texts per model call, merged across concurrent requests."""
+    max_wait_ms: float = 5.0
+    """How long a worker waits for more requests to fill a batch."""
+    queue_size: int = 32
+    """Requests waiting per model; beyond it a request gets 503 at once."""
+    max_items: int = 256
+    """Texts per request (documents per rerank request; ml_opensearch reranks the top 100 by default)."""
+    max_chars: int = 20_000
+    """Characters per text (a chunk is ≤ 256 tokens; the model truncates at its max length anyway)."""
+    request_timeout_s: float = 30.0
+    """A request still waiting for its batch after this long gets 503 instead of hanging."""
+    sparse_top_k: int | None = None
+    """Terms kept per text (None: the manifest's value)."""
+    sparse_min_weight: float | None = None
+    """Smallest weight kept (None: the manifest's value)."""
+    device: Device = "auto"
+    threads: int = 0
+    """onnxruntime intra-op threads per session (0: onnxruntime's default, one per core)."""
+    manifest: Path | None = None
+
+    def __post_init__(self) -> None:
+        positive = ("max_batch", "queue_size", "max_items", "max_chars")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be ≥ 1, got {getattr(self, name)}")
+        if self.max_wait_ms < 0 or self.request_timeout_s <= 0:
+            raise ValueError("max_wait_ms must be ≥ 0 and request_timeout_s > 0")
+        if not self.dense_models and not self.sparse_models:
+            raise ValueError("serve at least one dense or sparse model")

@@ -1,0 +1,177 @@
+"""The served models: loaded (in the background for the server), each behind its own batching queue.
+
+Readiness is per model: /ready answers 200 only when every configured model loaded; a model that failed
+to load (missing artifact, digest mismatch) is reported with its error instead of crashing the service.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from control_plane.inference.batching import MicroBatcher
+from control_plane.inference.config import ServiceConfig
+from control_plane.inference.metrics import ServiceMetrics
+from control_plane.models.dense import DenseEncoder
+from control_plane.models.manifest import Manifest, load_manifest
+from control_plane.models.runtime import OnnxModel
+from control_plane.models.similarity import SimilarityScorer
+from control_plane.models.sparse import SparseEncoder
+
+log = logging.getLogger(__name__)
+Status = Literal["loading", "ready", "failed"]
+Vector = npt.NDArray[np.float32]
+R = TypeVar("R")
+
+
+class ModelUnavailableError(RuntimeError):
+    """The model is served here but not loaded (yet, or at all)."""
+
+
+class UnknownModelError(LookupError):
+    """The model is not served here."""
+
+
+@dataclass
+class ModelState:
+    name: str
+    role: str
+    status: Status = "loading"
+    error: str | None = None
+    providers: tuple[str, ...] = ()
+    dimension: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: v for k, v in vars(self).items() if v not in (None, ())}
+
+
+class BatchedEncoder:
+    """A DenseEncoder seen through its batching queue, so similarity requests share batches too."""
+
+    def __init__(self, batcher: MicroBatcher[Vector], timeout_s: float) -> None:
+        self._batcher = batcher
+        self._timeout_s = timeout_s
+
+    def encode(self, texts: Sequence[str]) -> Vector:
+        return np.stack(self._batcher.submit(list(texts), self._timeout_s))
+
+
+class ModelHost:
+    def __init__(self, config: ServiceConfig, metrics: ServiceMetrics) -> None:
+        self.config = config
+        self.metrics = metrics
+        self.states: dict[str, ModelState] = {}
+        for name in config.dense_models:
+            self.states[name] = ModelState(name, "dense")
+        for name in config.sparse_models:
+            self.states[name] = ModelState(name, "sparse")
+        self._dense: dict[str, MicroBatcher[Vector]] = {}
+        self._sparse: dict[str, MicroBatcher[dict[str, float]]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        return all(state.status == "ready" for state in self.states.values())
+
+    def load(self) -> None:
+        """Load every configured model; failures are recorded, not raised."""
+        manifest = load_manifest(self.config.manifest)
+        for state in self.states.values():
+            started = time.perf_counter()
+            try:
+                self._load_one(manifest, state)
+            except Exception as exc:  # reported on /ready and in the log, the other models still serve
+                state.status, state.error = "failed", str(exc)
+                log.error("model failed to load", extra={"model": state.name, "error": str(exc)})
+                continue
+            log.info(
+                "model ready",
+                extra={
+                    "model": state.name,
+                    "providers": state.providers,
+                    "load_s": round(time.perf_counter() - started, 2),
+                },
+            )
+
+    def start_loading(self) -> threading.Thread:
+        thread = threading.Thread(target=self.load, name="model-loader", daemon=True)
+        thread.start()
+        return thread
+
+    def _load_one(self, manifest: Manifest, state: ModelState) -> None:
+        cfg = self.config
+        session: OnnxModel
+        if state.role == "dense":
+            dense = DenseEncoder.load(
+                state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
+            )
+            session, state.dimension = dense.model.session, dense.dimension
+            batcher = self._batcher(state.name, lambda texts: list(dense.encode(texts)))
+            with self._lock:
+                self._dense[state.name] = batcher
+        else:
+            sparse = SparseEncoder.load(
+                state.name,
+                manifest=manifest,
+                device=cfg.device,
+                threads=cfg.threads,
+                max_batch=cfg.max_batch,
+                top_k=cfg.sparse_top_k,
+                min_weight=cfg.sparse_min_weight,
+            )
+            session, state.dimension = sparse.model.session, sparse.model.spec.dimension
+            sparse_batcher = self._batcher(state.name, sparse.encode)
+            with self._lock:
+                self._sparse[state.name] = sparse_batcher
+        state.providers = tuple(session.providers)
+        if session.on_gpu:
+            self.metrics.enable_gpu_memory()
+        self.metrics.model_ready.labels(state.name, state.providers[0]).set(1)
+        state.status = "ready"
+
+    def _batcher(self, name: str, fn: Callable[[list[str]], Sequence[R]]) -> MicroBatcher[R]:
+        batcher = MicroBatcher(
+            name,
+            fn,
+            max_batch=self.config.max_batch,
+            max_wait_s=self.config.max_wait_ms / 1000,
+            queue_size=self.config.queue_size,
+            observer=self.metrics,
+        )
+        self.metrics.track_queue(name, lambda: batcher.depth)
+        return batcher
+
+    def _state(self, name: str, role: str) -> ModelState:
+        state = self.states.get(name)
+        if state is None or state.role != role:
+            served = ", ".join(n for n, s in self.states.items() if s.role == role) or "none"
+            raise UnknownModelError(f"no {role} model '{name}' is served here (served: {served})")
+        if state.status != "ready":
+            detail = f": {state.error}" if state.error else ""
+            raise ModelUnavailableError(f"model '{name}' is {state.status}{detail}")
+        return state
+
+    def embed(self, name: str, texts: list[str]) -> list[Vector]:
+        self._state(name, "dense")
+        return self._dense[name].submit(texts, self.config.request_timeout_s)
+
+    def sparse(self, name: str, texts: list[str]) -> list[dict[str, float]]:
+        self._state(name, "sparse")
+        return self._sparse[name].submit(texts, self.config.request_timeout_s)
+
+    def similarity(self, name: str) -> SimilarityScorer:
+        self._state(name, "dense")
+        return SimilarityScorer(BatchedEncoder(self._dense[name], self.config.request_timeout_s), name)
+
+    def stop(self) -> None:
+        for dense in self._dense.values():
+            dense.stop()
+        for sparse in self._sparse.values():
+            sparse.stop()

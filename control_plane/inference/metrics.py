@@ -1,0 +1,99 @@
+"""Prometheus metrics of the inference service, in a registry of its own (one per app: tests make many).
+
+GPU memory is read from ``nvidia-smi`` at scrape time, and only when a session runs on CUDA: onnxruntime
+exposes no memory figure, and a CPU host has nothing to report.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+_BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+class GpuMemoryCollector(Collector):
+    """Used and total memory per GPU, from nvidia-smi (absent if the tool is)."""
+
+    def collect(self) -> Iterator[Metric]:
+        tool = shutil.which("nvidia-smi")
+        if tool is None:
+            return
+        try:
+            out = subprocess.run(
+                [tool, "--query-gpu=index,memory.used,memory.total", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=2,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            return
+        used = GaugeMetricFamily("biohybrid_gpu_memory_used_bytes", "GPU memory in use", labels=["gpu"])
+        total = GaugeMetricFamily("biohybrid_gpu_memory_total_bytes", "GPU memory size", labels=["gpu"])
+        for line in out.strip().splitlines():
+            index, used_mib, total_mib = (part.strip() for part in line.split(","))
+            used.add_metric([index], float(used_mib) * 2**20)
+            total.add_metric([index], float(total_mib) * 2**20)
+        yield used
+        yield total
+
+
+class ServiceMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        self.requests = Counter(
+            "biohybrid_inference_requests",
+            "Requests answered, by endpoint, model and HTTP status",
+            ["endpoint", "model", "status"],
+            registry=self.registry,
+        )
+        self.request_seconds = Histogram(
+            "biohybrid_inference_request_seconds",
+            "Request latency (queueing included), by endpoint and model",
+            ["endpoint", "model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.batch_seconds = Histogram(
+            "biohybrid_inference_batch_seconds",
+            "Model latency per batch (tokenization and ONNX Runtime)",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.batch_size = Histogram(
+            "biohybrid_inference_batch_size",
+            "Texts per model call, merged across requests",
+            ["model"],
+            buckets=_BATCH_BUCKETS,
+            registry=self.registry,
+        )
+        self.queue_depth = Gauge(
+            "biohybrid_inference_queue_depth", "Requests waiting per model", ["model"], registry=self.registry
+        )
+        self.model_ready = Gauge(
+            "biohybrid_inference_model_ready",
+            "1 when the model is loaded, by model and execution provider",
+            ["model", "provider"],
+            registry=self.registry,
+        )
+        self._gpu: GpuMemoryCollector | None = None
+
+    def observe_batch(self, model: str, size: int, seconds: float) -> None:
+        self.batch_size.labels(model).observe(size)
+        self.batch_seconds.labels(model).observe(seconds)
+
+    def track_queue(self, model: str, depth: Callable[[], int]) -> None:
+        self.queue_depth.labels(model).set_function(lambda: float(depth()))
+
+    def enable_gpu_memory(self) -> None:
+        if self._gpu is None:
+            self._gpu = GpuMemoryCollector()
+            self.registry.register(self._gpu)

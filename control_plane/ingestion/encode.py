@@ -1,0 +1,60 @@
+"""The fast encoding path: vectors computed in Python in batches (GPU when present), then written.
+
+The other path leaves ``embedding`` and ``sparse_terms`` out and lets the ``chunk-embed`` ingest
+pipeline call the same models inside OpenSearch; both give the same vectors (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from control_plane.ingestion.chunking import Chunk
+
+
+class DenseModel(Protocol):
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+
+class SparseModel(Protocol):
+    def encode(self, texts: Sequence[str]) -> list[dict[str, float]]: ...
+
+
+def chunk_document(chunk: Chunk) -> dict[str, Any]:
+    """The index document of a chunk, without model outputs."""
+    return chunk.to_dict()
+
+
+class ModelChunkEncoder:
+    """Adds ``embedding`` and ``sparse_terms`` to chunk documents, ``batch_size`` texts per model call."""
+
+    def __init__(self, dense: DenseModel, sparse: SparseModel, batch_size: int = 32) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.dense = dense
+        self.sparse = sparse
+        self.batch_size = batch_size
+
+    def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+        documents = []
+        for start in range(0, len(chunks), self.batch_size):
+            batch = chunks[start : start + self.batch_size]
+            texts = [c.text for c in batch]
+            vectors = self.dense.encode(texts)
+            terms = self.sparse.encode(texts)
+            for chunk, vector, weights in zip(batch, vectors, terms, strict=True):
+                document = chunk_document(chunk)
+                document["embedding"] = [float(x) for x in vector]
+                document["sparse_terms"] = weights
+                documents.append(document)
+        return documents
+
+
+class PipelineChunkEncoder:
+    """No Python encoding: documents go to the ``chunk-embed`` ingest pipeline, which encodes them."""
+
+    def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+        return [chunk_document(c) for c in chunks]

@@ -1,0 +1,75 @@
+"""Locate a model's built ONNX folder and check every file against the manifest's sha256.
+
+Verifying at load means a stale, truncated or hand-edited artifact is refused with a message naming
+the file and the command that rebuilds it, instead of silently producing different vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from control_plane.models.manifest import Manifest, ModelSpec
+
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "config.json"
+_CHUNK = 1 << 20
+
+
+class ArtifactError(RuntimeError):
+    """A model artifact is missing or differs from the manifest; the message says how to rebuild it."""
+
+
+@dataclass(frozen=True)
+class ArtifactFiles:
+    """The verified files of one model variant."""
+
+    name: str
+    variant: str
+    folder: Path
+    model: Path
+    tokenizer: Path
+    config: Path
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None = None) -> ArtifactFiles:
+    """Return the files of ``spec``'s variant (default: its runtime variant) once their digests match."""
+    chosen = variant or spec.runtime_variant
+    artifact = spec.artifacts.get(chosen)
+    rebuild = f"rebuild with `{spec.build}`"
+    if artifact is None or not artifact.files:
+        raise ArtifactError(
+            f"model '{spec.name}' has no recorded '{chosen}' artifact in {manifest.path}; {rebuild}"
+        )
+    folder = manifest.root / artifact.path
+    for filename in (MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE):
+        if filename not in artifact.files:
+            raise ArtifactError(f"{manifest.path} lists no {filename} for {spec.name}/{chosen}; {rebuild}")
+    for filename, expected in artifact.files.items():
+        path = folder / filename
+        if not path.is_file():
+            raise ArtifactError(f"model file {path} is missing; {rebuild}")
+        actual = sha256_file(path)
+        if actual != expected.sha256:
+            raise ArtifactError(
+                f"model file {path} has sha256 {actual}, but {manifest.path} expects {expected.sha256}; "
+                f"{rebuild}"
+            )
+    return ArtifactFiles(
+        name=spec.name,
+        variant=chosen,
+        folder=folder,
+        model=folder / MODEL_FILE,
+        tokenizer=folder / TOKENIZER_FILE,
+        config=folder / CONFIG_FILE,
+    )

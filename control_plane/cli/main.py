@@ -108,6 +108,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("--dead-letter", default=".local/dead-letter.jsonl", help="where rejected records go")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    service = commands.add_parser(
+        "service",
+        help="start or stop the local inference service in the background",
+        description="Local form of the model server (pid and log under .local/inference/); a running "
+        "service on the port is reused. Production runs it under systemd.",
+    )
+    service.add_argument("action", choices=["start", "stop"], help="what to do")
+    service.add_argument("--port", type=int, default=8501, help="port (default 8501, as models.service_url)")
+
+    query = commands.add_parser(
+        "query",
+        help="send a plain-text hybrid query through a search pipeline and print the hits",
+        description="What a client does: POST <index>/_search?search_pipeline=<pipeline> with a hybrid "
+        "query of BM25, neural_sparse and neural sub-queries that carry only the text.",
+    )
+    query.add_argument("text", help="the query text")
+    query.add_argument("--index", default="chunks-*", help="index or pattern (default chunks-*)")
+    query.add_argument("--pipeline", default="hybrid-rrf", help="search pipeline (default hybrid-rrf)")
+    query.add_argument("--size", type=int, default=5, help="hits to print")
+    query.add_argument("--json", action="store_true", help="print the raw response")
     return parser
 
 
@@ -248,7 +269,53 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if not (summary.parse_errors or summary.index_failures) else EXIT_DRIFT
 
 
-_COMMANDS = {"apply": _apply, "verify": _verify, "status": _status, "models": _models, "ingest": _ingest}
+def _query(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.query.components import text_hybrid_query
+
+    client = make_client(settings.opensearch)
+    body = {
+        "size": args.size,
+        "query": text_hybrid_query(args.text),
+        "_source": {"excludes": ["embedding", "sparse_terms"]},
+    }
+    if args.pipeline.endswith("-rerank"):
+        body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
+    response = client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body)
+    if args.json:
+        print(json.dumps(response, indent=2))
+        return 0
+    print(f"{args.text!r} via {args.pipeline} ({response['took']} ms)")
+    for rank, hit in enumerate(response["hits"]["hits"], start=1):
+        source = hit["_source"]
+        snippet = " ".join(source.get("text", "").split())[:110]
+        intent = source.get("intent_hint") or "-"
+        print(f"  {rank}. {hit['_score']:.4f}  {source.get('doc_id')}  [{intent}] {snippet}")
+    return 0
+
+
+def _service(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.inference import daemon
+
+    if args.action == "start":
+        try:
+            print(f"inference service ready at {daemon.start(args.port)}")
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_CLUSTER
+    else:
+        print("inference service stopped" if daemon.stop() else "no inference service was running")
+    return 0
+
+
+_COMMANDS = {
+    "apply": _apply,
+    "verify": _verify,
+    "status": _status,
+    "models": _models,
+    "ingest": _ingest,
+    "query": _query,
+    "service": _service,
+}
 
 
 if __name__ == "__main__":

@@ -44,3 +44,15 @@ def hybrid_query(clauses: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     if unknown or not clauses:
         raise ValueError(f"components must be a non-empty subset of {COMPONENT_ORDER}, got {sorted(clauses)}")
     return {"hybrid": {"queries": [clauses[name] for name in COMPONENT_ORDER if name in clauses]}}
+
+
+def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
+    """The plain-text hybrid query a client sends: every component by query text alone (the search
+    pipeline's neural_query_enricher supplies the model ids)."""
+    return hybrid_query(
+        {
+            "bm25": bm25_clause(text),
+            "splade": {"neural_sparse": {SPARSE_FIELD: {"query_text": text}}},
+            "dense": {"neural": {DENSE_FIELD: {"query_text": text, "k": k}}},
+        }
+    )

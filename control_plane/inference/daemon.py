@@ -1,0 +1,71 @@
+"""Start and stop the inference service in the background (pid file + log file), for `make run`.
+
+Production runs it under a service manager instead; this is the local, no-init-system form.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+DEFAULT_STATE_DIR = Path(".local") / "inference"
+
+
+def is_ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/ready", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180.0) -> str:
+    """Start the service unless one answers on ``port``; wait until it is ready. Returns its URL."""
+    url = f"http://127.0.0.1:{port}"
+    if is_ready(url):
+        return url
+    state_dir.mkdir(parents=True, exist_ok=True)
+    log_path = state_dir / "service.log"
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "control_plane.inference", "--port", str(port), "--log-format", "json"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    (state_dir / "service.pid").write_text(str(process.pid))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if is_ready(url):
+            return url
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
+    raise RuntimeError(f"the inference service did not become ready on {url}; last log lines:\n{tail}")
+
+
+def stop(state_dir: Path = DEFAULT_STATE_DIR) -> bool:
+    """Stop a service started by :func:`start`; False when none was running."""
+    pid_file = state_dir / "service.pid"
+    if not pid_file.exists():
+        return False
+    pid = int(pid_file.read_text().strip())
+    pid_file.unlink()
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    for _ in range(60):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.5)
+    os.kill(pid, signal.SIGKILL)
+    return True

@@ -28,10 +28,10 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev,ops]"
 	@touch $@
 
-node-up: setup ## provision and start the local node (idempotent)
+node-up: setup ## provision and start the local node and inference service (idempotent)
 	cd ansible && ../$(BIN)/ansible-playbook site.yml
 
-node-down: setup ## stop the local node
+node-down: setup ## stop the local node and inference service
 	cd ansible && ../$(BIN)/ansible-playbook site.yml -e opensearch_state=stopped
 
 status: setup ## print the node's status

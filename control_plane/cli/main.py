@@ -298,7 +298,8 @@ def _service(settings: Settings, args: argparse.Namespace) -> int:
 
     if args.action == "start":
         try:
-            print(f"inference service ready at {daemon.start(args.port)}")
+            url, started = daemon.start(args.port)
+            print(f"inference service {'started' if started else 'already running'} at {url}")
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CLUSTER

@@ -24,11 +24,12 @@ def is_ready(url: str) -> bool:
         return False
 
 
-def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180.0) -> str:
-    """Start the service unless one answers on ``port``; wait until it is ready. Returns its URL."""
+def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180.0) -> tuple[str, bool]:
+    """Start the service unless one answers on ``port``; wait until it is ready. Returns its URL and
+    whether this call started it (False: an existing one was reused)."""
     url = f"http://127.0.0.1:{port}"
     if is_ready(url):
-        return url
+        return url, False
     state_dir.mkdir(parents=True, exist_ok=True)
     log_path = state_dir / "service.log"
     with log_path.open("ab") as log:
@@ -42,7 +43,7 @@ def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if is_ready(url):
-            return url
+            return url, True
         if process.poll() is not None:
             break
         time.sleep(0.5)

@@ -1,7 +1,9 @@
 """The Ansible role: idempotent on the local node, and the production path passes lint and checks."""
 
+import json
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,9 @@ def test_second_run_changes_nothing(node: str) -> None:
     counts = recap_counts(result.stdout)
     assert counts["changed"] == 0, result.stdout[-3000:]
     assert counts["failed"] == 0
+    # The model_server role left the inference service up with its models loaded.
+    with urllib.request.urlopen("http://127.0.0.1:8501/ready", timeout=5) as response:
+        assert json.load(response)["ready"] is True
 
 
 @pytest.mark.parametrize("inventory", ["local", "example-cluster", "bundle-check"])

@@ -100,6 +100,10 @@ class ModelsSettings(_Strict):
     sparse: str = "splade-tiny"
     # An honest embedding similarity until the project's trained cross-encoder lands.
     rerank: str = "minilm"
+    # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside
+    # OpenSearch encodes queries (no inference call), IDF computed from doc_only_idf_index.
+    sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"
+    doc_only_idf_index: str = "chunks-*"
     deploy_timeout_s: float = Field(60, gt=0)
 
 

@@ -92,7 +92,27 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
                 _remove(client, existing["_id"], existing.get("connector_id"))
         state = _deploy(client, model_id, settings.models.deploy_timeout_s)
         registered.append(RegisteredModel(spec.role, spec.name, model_id, connector_id, state))
+    if settings.models.sparse_query_mode == "doc-only":
+        registered.append(_register_doc_only(client, settings))
     return registered
+
+
+def doc_only_model_name(settings: Settings) -> str:
+    return f"{settings.models.group}-sparse-query-doc-only"
+
+
+def _register_doc_only(client: OpenSearch, settings: Settings) -> RegisteredModel:
+    from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
+    from control_plane.models.artifacts import verified_artifact
+    from control_plane.models.manifest import load_manifest
+
+    manifest = load_manifest()
+    tokenizer_path = verified_artifact(manifest, manifest.model(settings.models.sparse), None).tokenizer
+    idf = corpus_idf(client, settings.models.doc_only_idf_index, tokenizer_path)
+    bundle = tokenizer_bundle(tokenizer_path.read_bytes(), idf)
+    name = doc_only_model_name(settings)
+    model_id = register_tokenizer_model(client, name, bundle, settings.models.deploy_timeout_s)
+    return RegisteredModel("sparse_query", name, model_id, "", "DEPLOYED")
 
 
 def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredModel]:
@@ -112,6 +132,18 @@ def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredMode
                     found.get("model_state", "UNKNOWN"),
                 )
             )
+    if settings.models.sparse_query_mode == "doc-only":
+        found = find_model(client, doc_only_model_name(settings))
+        state = "NOT_REGISTERED" if found is None else str(found.get("model_state", "UNKNOWN"))
+        status.append(
+            RegisteredModel(
+                "sparse_query",
+                doc_only_model_name(settings),
+                "" if found is None else str(found["_id"]),
+                "",
+                state,
+            )
+        )
     return status
 
 

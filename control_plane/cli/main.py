@@ -279,8 +279,11 @@ def _query(settings: Settings, args: argparse.Namespace) -> int:
         "_source": {"excludes": ["embedding", "sparse_terms"]},
     }
     if args.pipeline.endswith("-rerank"):
+        # The rerank processor rescores every returned hit: fetch the configured depth, show the top.
         body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
+        body["size"] = max(args.size, settings.models.rerank_top_n)
     response = client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body)
+    response["hits"]["hits"] = response["hits"]["hits"][: args.size]
     if args.json:
         print(json.dumps(response, indent=2))
         return 0

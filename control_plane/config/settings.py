@@ -100,6 +100,8 @@ class ModelsSettings(_Strict):
     sparse: str = "splade-tiny"
     # An honest embedding similarity until the project's trained cross-encoder lands.
     rerank: str = "minilm"
+    # How many fused hits the -rerank pipelines rescore: the request size of a reranked search.
+    rerank_top_n: int = Field(100, ge=1, le=1000)
     # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside
     # OpenSearch encodes queries (no inference call), IDF computed from doc_only_idf_index.
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"

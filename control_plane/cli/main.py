@@ -264,6 +264,10 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         f"skipped, {summary.parse_errors} parse errors, {summary.index_failures} index failures, "
         f"{summary.chunks_per_s:.1f} chunks/s into {options.index}"
     )
+    split = (
+        f"parse+chunk {summary.parse_s:.1f}s, encode {summary.encode_s:.1f}s, index {summary.index_s:.1f}s"
+    )
+    print(f"time: {split}")
     if dead_letter.count:
         print(f"{dead_letter.count} rejected record(s) written to {dead_letter.path}")
     return 0 if not (summary.parse_errors or summary.index_failures) else EXIT_DRIFT

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from opensearchpy import OpenSearch
 from tqdm import tqdm
@@ -36,6 +37,10 @@ class IngestSummary:
     duplicates: int = 0
     index_failures: int = 0
     seconds: float = 0.0
+    # Where the time went: parsing + chunking, model encoding, bulk indexing (incl. hash look-ups).
+    parse_s: float = 0.0
+    encode_s: float = 0.0
+    index_s: float = 0.0
 
     @property
     def chunks_per_s(self) -> float:
@@ -55,6 +60,7 @@ class IngestOptions:
     batch_chunks: int = 256
     pipeline: str | None = None
     progress: bool = True
+    limit_documents: int | None = None
 
 
 def ingest(
@@ -93,6 +99,8 @@ def ingest(
             log.warning("duplicate document skipped", extra={"doc_id": item.doc_id})
             continue
         seen.add(item.doc_id)
+        if options.limit_documents is not None and summary.documents >= options.limit_documents:
+            break
         summary.documents += 1
         pending.extend(
             chunk(
@@ -116,6 +124,7 @@ def ingest(
     bar.close()
     client.indices.refresh(index=options.index)
     summary.seconds = time.monotonic() - started
+    summary.parse_s = summary.seconds - summary.encode_s - summary.index_s
     log.info("ingest finished", extra=summary.to_dict())
     return summary
 
@@ -123,13 +132,22 @@ def ingest(
 def _flush(
     client: OpenSearch,
     options: IngestOptions,
-    chunks: list[Chunk],
+    batch: list[Chunk],
     encode: ChunkEncoder,
     dead_letter: DeadLetterFile,
     summary: IngestSummary,
 ) -> None:
-    result: BatchResult = index_batch(client, options.index, chunks, encode, pipeline=options.pipeline)
-    summary.chunks += len(chunks)
+    def timed_encode(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+        encode_started = time.monotonic()
+        try:
+            return encode(chunks)
+        finally:
+            summary.encode_s += time.monotonic() - encode_started
+
+    flush_started, encode_before = time.monotonic(), summary.encode_s
+    result: BatchResult = index_batch(client, options.index, batch, timed_encode, pipeline=options.pipeline)
+    summary.index_s += (time.monotonic() - flush_started) - (summary.encode_s - encode_before)
+    summary.chunks += len(batch)
     summary.written += result.written
     summary.unchanged += result.unchanged
     summary.deleted += result.deleted

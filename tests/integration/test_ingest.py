@@ -62,6 +62,8 @@ def test_pmc_ingest_is_idempotent_and_resumable(
     first = ingest(client, ["pmc"], options, encoder, DeadLetterFile(tmp_path / "dl.jsonl"), counter)
     assert first.documents == 8 and first.parse_errors == first.index_failures == 0
     assert first.written == first.chunks == _count(client, index)
+    assert first.encode_s > 0 and first.index_s > 0 and first.parse_s > 0
+    assert first.parse_s + first.encode_s + first.index_s == pytest.approx(first.seconds)
     second = ingest(client, ["pmc"], options, encoder, DeadLetterFile(tmp_path / "dl.jsonl"), counter)
     assert (second.written, second.unchanged, second.deleted) == (0, first.chunks, 0)
     assert _count(client, index) == first.chunks

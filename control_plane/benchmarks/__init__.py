@@ -1,0 +1,1 @@
+"""Benchmark scripts: each writes a report; none is a test."""

@@ -39,17 +39,19 @@ class ModelChunkEncoder:
         self.batch_size = batch_size
 
     def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
-        documents = []
-        for start in range(0, len(chunks), self.batch_size):
-            batch = chunks[start : start + self.batch_size]
-            texts = [c.text for c in batch]
+        # Encode in length order so each model batch pads to similar lengths, then restore the order.
+        by_length = sorted(range(len(chunks)), key=lambda i: len(chunks[i].text))
+        documents: list[dict[str, Any]] = [{} for _ in chunks]
+        for start in range(0, len(by_length), self.batch_size):
+            positions = by_length[start : start + self.batch_size]
+            texts = [chunks[i].text for i in positions]
             vectors = self.dense.encode(texts)
             terms = self.sparse.encode(texts)
-            for chunk, vector, weights in zip(batch, vectors, terms, strict=True):
-                document = chunk_document(chunk)
+            for i, vector, weights in zip(positions, vectors, terms, strict=True):
+                document = chunk_document(chunks[i])
                 document["embedding"] = [float(x) for x in vector]
                 document["sparse_terms"] = weights
-                documents.append(document)
+                documents[i] = document
         return documents
 
 

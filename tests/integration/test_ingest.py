@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from opensearchpy import OpenSearch
 
@@ -172,3 +173,15 @@ def test_indexed_chunks_are_searchable_by_every_component(
         )["hits"]["hits"]
         assert len(hits) == 10
         assert sum(h["_source"]["intent_hint"] == "eligibility" for h in hits) >= 5, pipeline
+
+
+def test_length_sorted_batches_keep_chunk_order_and_vectors(
+    encoder: ModelChunkEncoder, counter: HuggingFaceTokenCounter
+) -> None:
+    chunks = chunk(next(parse_documents("pmc")), "sentence", token_budget=96, counter=counter)[:40]
+    documents = encoder(chunks)
+    assert [d["chunk_id"] for d in documents] == [c.chunk_id for c in chunks]
+    for c, d in list(zip(chunks, documents, strict=True))[::7]:
+        alone = encoder.dense.encode([c.text])[0]
+        assert float(np.dot(alone, d["embedding"])) > 0.9999, c.chunk_id
+        assert d["sparse_terms"].keys() == encoder.sparse.encode([c.text])[0].keys()

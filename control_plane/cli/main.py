@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 
@@ -25,7 +26,7 @@ from control_plane.mlcommons.registry import (
     register_models,
 )
 from control_plane.opensearch.client import make_client
-from control_plane.resources.catalog import load_resources
+from control_plane.resources.catalog import Resource, load_resources
 from control_plane.resources.render import RenderError
 
 EXIT_DRIFT = 1
@@ -158,10 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CLUSTER
 
 
+def _current_resources(client: OpenSearch, settings: Settings) -> list[Resource]:
+    """The resources as they should be now: with the ids of whichever models are deployed."""
+    return load_resources(settings, deployed_model_ids(client, settings))
+
+
 def _apply(settings: Settings, args: argparse.Namespace) -> int:
     client = make_client(settings.opensearch)
-    resources = load_resources(settings, deployed_model_ids(client, settings))
-    results = apply_resources(client, settings, resources)
+    results = apply_resources(client, settings, _current_resources(client, settings))
     if args.json:
         print(json.dumps([{"resource": r.label, "action": r.action.value} for r in results], indent=2))
     else:
@@ -172,7 +177,7 @@ def _apply(settings: Settings, args: argparse.Namespace) -> int:
 
 def _verify(settings: Settings, args: argparse.Namespace) -> int:
     client = make_client(settings.opensearch)
-    drift = verify_resources(client, load_resources(settings, deployed_model_ids(client, settings)))
+    drift = verify_resources(client, _current_resources(client, settings))
     drifted = {label: diffs for label, diffs in drift.items() if diffs}
     if args.json:
         print(json.dumps({k: [vars(d) for d in v] for k, v in drifted.items()}, indent=2))
@@ -187,7 +192,7 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
 
 def _status(settings: Settings, args: argparse.Namespace) -> int:
     client = make_client(settings.opensearch)
-    status = read_status(client, settings, load_resources(settings, deployed_model_ids(client, settings)))
+    status = read_status(client, settings, _current_resources(client, settings))
     if args.json:
         print(json.dumps(status.to_dict(), indent=2))
         return 0

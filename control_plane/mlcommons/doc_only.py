@@ -12,17 +12,15 @@ import io
 import json
 import logging
 import math
-import time
 import zipfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 from tokenizers import Tokenizer
 
-from control_plane.mlcommons.registry import ModelsNotReadyError, find_model
+from control_plane.mlcommons.registry import ModelsNotReadyError, deploy_model, find_model, remove_model
 
 log = logging.getLogger(__name__)
 
@@ -110,33 +108,7 @@ def register_tokenizer_model(client: OpenSearch, name: str, bundle: bytes, timeo
                 headers={"content-type": "application/json"},
             )
         if existing is not None:
-            _delete(client, str(existing["_id"]))
+            remove_model(client, str(existing["_id"]))
         log.info("doc-only tokenizer registered", extra={"model": name, "model_id": model_id})
-    _deploy(client, model_id, timeout_s)
+    deploy_model(client, model_id, timeout_s)
     return model_id
-
-
-def _deploy(client: OpenSearch, model_id: str, timeout_s: float) -> None:
-    path = f"/_plugins/_ml/models/{model_id}"
-    if _state(client, path) != "DEPLOYED":
-        client.transport.perform_request("POST", f"{path}/_deploy")
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        state = _state(client, path)
-        if state == "DEPLOYED":
-            return
-        if state == "DEPLOY_FAILED":
-            break
-        time.sleep(0.5)
-    raise ModelsNotReadyError(f"doc-only tokenizer {model_id} did not deploy; see the node log")
-
-
-def _state(client: OpenSearch, path: str) -> str:
-    model: dict[str, Any] = client.transport.perform_request("GET", path)
-    return str(model.get("model_state", ""))
-
-
-def _delete(client: OpenSearch, model_id: str) -> None:
-    path = f"/_plugins/_ml/models/{model_id}"
-    client.transport.perform_request("POST", f"{path}/_undeploy")
-    client.transport.perform_request("DELETE", path)

@@ -89,8 +89,8 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
             model_id = _ml(client).register_model(body=body)["model_id"]
             log.info("model registered", extra={"model": spec.name, "model_id": model_id})
             if existing is not None:
-                _remove(client, existing["_id"], existing.get("connector_id"))
-        state = _deploy(client, model_id, settings.models.deploy_timeout_s)
+                remove_model(client, existing["_id"], existing.get("connector_id"))
+        state = deploy_model(client, model_id, settings.models.deploy_timeout_s)
         registered.append(RegisteredModel(spec.role, spec.name, model_id, connector_id, state))
     if settings.models.sparse_query_mode == "doc-only":
         registered.append(_register_doc_only(client, settings))
@@ -215,7 +215,8 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _deploy(client: OpenSearch, model_id: str, timeout_s: float) -> str:
+def deploy_model(client: OpenSearch, model_id: str, timeout_s: float) -> str:
+    """Deploy ``model_id`` unless deployed, and wait for DEPLOYED (any model kind, remote or uploaded)."""
     state = str(_ml(client).get_model(model_id=model_id).get("model_state", ""))
     if state != "DEPLOYED":
         _ml(client).deploy_model(model_id=model_id)
@@ -232,7 +233,8 @@ def _deploy(client: OpenSearch, model_id: str, timeout_s: float) -> str:
     )
 
 
-def _remove(client: OpenSearch, model_id: str, connector_id: str | None) -> None:
+def remove_model(client: OpenSearch, model_id: str, connector_id: str | None = None) -> None:
+    """Undeploy and delete a replaced model (and its connector, if any)."""
     try:
         _ml(client).undeploy_model(model_id=model_id)
         _ml(client).delete_model(model_id=model_id)

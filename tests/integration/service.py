@@ -1,14 +1,15 @@
-"""Run the project's inference service (real ONNX models) as a subprocess on a free port."""
+"""Run the project's inference service (real ONNX models) on a free port, through the same
+background-process code `biohybrid service start|stop` uses."""
 
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from control_plane.inference import daemon
 
 
 def free_port() -> int:
@@ -19,27 +20,10 @@ def free_port() -> int:
 
 @contextmanager
 def running_service(timeout_s: float = 120.0) -> Iterator[str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "control_plane.inference", "--port", str(port), "--log-format", "json"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"inference service exited: {process.stderr.read().decode()[-3000:]}")  # type: ignore[union-attr]
-            try:
-                with urllib.request.urlopen(f"{url}/ready", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError(f"inference service at {url} not ready after {timeout_s}s")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with tempfile.TemporaryDirectory() as state:
+        state_dir = Path(state)
+        url, _ = daemon.start(free_port(), state_dir=state_dir, timeout_s=timeout_s)
+        try:
+            yield url
+        finally:
+            daemon.stop(state_dir)

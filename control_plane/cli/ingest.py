@@ -1,0 +1,98 @@
+"""`ingest`: parse, chunk, encode and index documents."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands
+from control_plane.config.settings import Settings
+from control_plane.mlcommons.registry import deployed_model_ids
+from control_plane.opensearch.client import make_client
+
+
+def add_parsers(commands: Subcommands) -> None:
+    ingest = commands.add_parser(
+        "ingest",
+        help="parse, chunk, encode and index documents (resumable, idempotent)",
+        description="Index dataset ids (nfcorpus, scifact, pmc, ctgov, medline) or files/folders. Bad "
+        "records go to the dead-letter file and the rest land; a re-run skips unchanged chunks, updates "
+        "changed ones and deletes chunks of documents that shrank.",
+    )
+    ingest.add_argument("sources", nargs="+", help="dataset ids, files or folders")
+    ingest.add_argument("--index", help="target index (default: <index.prefix>-<tenant>)")
+    ingest.add_argument("--tenant", default="default", help="tenant id stored on every chunk")
+    ingest.add_argument(
+        "--strategy",
+        default="sentence",
+        choices=["section", "paragraph", "sentence", "sliding_window"],
+        help="chunking",
+    )
+    ingest.add_argument(
+        "--token-budget", type=int, default=254, help="max tokens per chunk (dense tokenizer)"
+    )
+    ingest.add_argument("--overlap-pct", type=float, default=20.0, help="sliding-window overlap in percent")
+    ingest.add_argument("--batch-size", type=int, default=256, help="chunks per bulk batch")
+    ingest.add_argument(
+        "--encode",
+        choices=["python", "pipeline"],
+        default="python",
+        help="python: encode here in batches (fast path); pipeline: the chunk-embed ingest "
+        "pipeline encodes inside OpenSearch (needs `models register`)",
+    )
+    ingest.add_argument("--dead-letter", default=".local/dead-letter.jsonl", help="where rejected records go")
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ingest.set_defaults(handler=_ingest)
+
+
+def _ingest(settings: Settings, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from control_plane.ingestion.bulk import DeadLetterFile
+    from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
+    from control_plane.ingestion.run import IngestOptions, ingest
+    from control_plane.ingestion.tokens import HuggingFaceTokenCounter
+    from control_plane.models.dense import DenseEncoder
+    from control_plane.models.sparse import SparseEncoder
+
+    client = make_client(settings.opensearch)
+    dense = DenseEncoder.load(settings.models.dense)
+    counter = HuggingFaceTokenCounter.from_file(dense.model.files.tokenizer)
+    if args.encode == "python":
+        encoder: ModelChunkEncoder | PipelineChunkEncoder = ModelChunkEncoder(
+            dense, SparseEncoder.load(settings.models.sparse)
+        )
+        pipeline = None
+    else:
+        if {"dense", "sparse"} - set(deployed_model_ids(client, settings)):
+            print(
+                "error: --encode pipeline needs deployed models: run `biohybrid models register`",
+                file=sys.stderr,
+            )
+            return EXIT_CONFIG
+        encoder, pipeline = PipelineChunkEncoder(), "chunk-embed"
+    options = IngestOptions(
+        index=args.index or f"{settings.index.prefix}-{args.tenant}",
+        tenant_id=args.tenant,
+        strategy=args.strategy,
+        token_budget=args.token_budget,
+        overlap_pct=args.overlap_pct,
+        batch_chunks=args.batch_size,
+        pipeline=pipeline,
+        progress=not args.no_progress,
+    )
+    dead_letter = DeadLetterFile(Path(args.dead_letter))
+    summary = ingest(client, args.sources, options, encoder, dead_letter, counter)
+    print(
+        f"{summary.documents} documents, {summary.chunks} chunks ({summary.written} written, "
+        f"{summary.unchanged} unchanged, {summary.deleted} deleted), {summary.duplicates} duplicates "
+        f"skipped, {summary.parse_errors} parse errors, {summary.index_failures} index failures, "
+        f"{summary.chunks_per_s:.1f} chunks/s into {options.index}"
+    )
+    split = (
+        f"parse+chunk {summary.parse_s:.1f}s, encode {summary.encode_s:.1f}s, index {summary.index_s:.1f}s"
+    )
+    print(f"time: {split}")
+    if dead_letter.count:
+        print(f"{dead_letter.count} rejected record(s) written to {dead_letter.path}")
+    return 0 if not (summary.parse_errors or summary.index_failures) else EXIT_DRIFT

@@ -1,0 +1,52 @@
+"""`query`: a plain-text hybrid query through a search pipeline, as a client sends it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from control_plane.cli.common import Subcommands
+from control_plane.config.settings import Settings
+from control_plane.opensearch.client import make_client
+
+
+def add_parsers(commands: Subcommands) -> None:
+    query = commands.add_parser(
+        "query",
+        help="send a plain-text hybrid query through a search pipeline and print the hits",
+        description="What a client does: POST <index>/_search?search_pipeline=<pipeline> with a hybrid "
+        "query of BM25, neural_sparse and neural sub-queries that carry only the text.",
+    )
+    query.add_argument("text", help="the query text")
+    query.add_argument("--index", default="chunks-*", help="index or pattern (default chunks-*)")
+    query.add_argument("--pipeline", default="hybrid-rrf", help="search pipeline (default hybrid-rrf)")
+    query.add_argument("--size", type=int, default=5, help="hits to print")
+    query.add_argument("--json", action="store_true", help="print the raw response")
+    query.set_defaults(handler=_query)
+
+
+def _query(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.query.components import text_hybrid_query
+
+    client = make_client(settings.opensearch)
+    body = {
+        "size": args.size,
+        "query": text_hybrid_query(args.text),
+        "_source": {"excludes": ["embedding", "sparse_terms"]},
+    }
+    if args.pipeline.endswith("-rerank"):
+        # The rerank processor rescores every returned hit: fetch the configured depth, show the top.
+        body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
+        body["size"] = max(args.size, settings.models.rerank_top_n)
+    response = client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body)
+    response["hits"]["hits"] = response["hits"]["hits"][: args.size]
+    if args.json:
+        print(json.dumps(response, indent=2))
+        return 0
+    print(f"{args.text!r} via {args.pipeline} ({response['took']} ms)")
+    for rank, hit in enumerate(response["hits"]["hits"], start=1):
+        source = hit["_source"]
+        snippet = " ".join(source.get("text", "").split())[:110]
+        intent = source.get("intent_hint") or "-"
+        print(f"  {rank}. {hit['_score']:.4f}  {source.get('doc_id')}  [{intent}] {snippet}")
+    return 0

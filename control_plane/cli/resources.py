@@ -1,0 +1,83 @@
+"""`apply`, `verify`, `status`: the templates and pipelines in the cluster versus the repository."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from control_plane.cli.common import EXIT_DRIFT, Subcommands, current_resources
+from control_plane.cluster.manage import apply_resources, verify_resources
+from control_plane.cluster.status import read_status
+from control_plane.config.settings import Settings
+from control_plane.opensearch.client import make_client
+
+
+def add_parsers(commands: Subcommands) -> None:
+    apply = commands.add_parser(
+        "apply",
+        help="install or update templates and pipelines (idempotent)",
+        description="Render index_templates/ and search_pipelines/ from the settings and install each "
+        "one whose cluster copy differs. Running it twice changes nothing the second time.",
+    )
+    apply.add_argument("--json", action="store_true", help="print the result as JSON")
+    apply.set_defaults(handler=_apply)
+    verify = commands.add_parser(
+        "verify",
+        help="diff the repository against the cluster; exit 1 on drift",
+        description="Compare every rendered resource with the cluster's copy. Prints each difference "
+        "and exits 1 if anything is missing or differs (run `apply` to repair).",
+    )
+    verify.add_argument("--json", action="store_true", help="print the differences as JSON")
+    verify.set_defaults(handler=_verify)
+    status = commands.add_parser(
+        "status",
+        help="node, version, plugins, modules, k-NN engine, templates and pipelines",
+        description="Report the node and the state (in sync / drift / missing) of each resource.",
+    )
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.set_defaults(handler=_status)
+
+
+def _apply(settings: Settings, args: argparse.Namespace) -> int:
+    client = make_client(settings.opensearch)
+    results = apply_resources(client, settings, current_resources(client, settings))
+    if args.json:
+        print(json.dumps([{"resource": r.label, "action": r.action.value} for r in results], indent=2))
+    else:
+        for r in results:
+            print(f"{r.action.value:>9}  {r.label}")
+    return 0
+
+
+def _verify(settings: Settings, args: argparse.Namespace) -> int:
+    client = make_client(settings.opensearch)
+    drift = verify_resources(client, current_resources(client, settings))
+    drifted = {label: diffs for label, diffs in drift.items() if diffs}
+    if args.json:
+        print(json.dumps({k: [vars(d) for d in v] for k, v in drifted.items()}, indent=2))
+    else:
+        for label, diffs in drift.items():
+            print(f"{'drift' if diffs else 'ok':>5}  {label}")
+            for d in diffs:
+                print(f"         {d}")
+        print("no drift" if not drifted else f"{len(drifted)} resource(s) differ: run `biohybrid apply`")
+    return EXIT_DRIFT if drifted else 0
+
+
+def _status(settings: Settings, args: argparse.Namespace) -> int:
+    client = make_client(settings.opensearch)
+    status = read_status(client, settings, current_resources(client, settings))
+    if args.json:
+        print(json.dumps(status.to_dict(), indent=2))
+        return 0
+    print(f"cluster     {status.cluster_name} at {status.url} — health {status.health}")
+    nodes = ", ".join(status.nodes)
+    print(f"version     OpenSearch {status.version} ({status.build_type} build), nodes: {nodes}")
+    print(f"plugins     {', '.join(status.plugins) or '(none)'}")
+    if status.missing_plugins:
+        print(f"MISSING     {', '.join(status.missing_plugins)}")
+    print(f"modules     {', '.join(status.modules)}")
+    print(f"k-NN engine {status.knn_engine} (setting index.knn.engine)")
+    for label, state in status.resources.items():
+        print(f"{'resource':<11} {label}: {state}")
+    return 0

@@ -48,22 +48,30 @@ def main(argv: list[str] | None = None) -> int:
     options = IngestOptions(
         index=index, strategy=args.strategy, batch_chunks=args.batch_size, limit_documents=args.limit
     )
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as scratch:
         dead = DeadLetterFile(Path(scratch) / "dead-letter.jsonl")
         try:
             summary = ingest(client, [args.source], options, ModelChunkEncoder(dense, sparse), dead, counter)
         finally:
             client.indices.delete(index=index, ignore_unavailable=True)
+    load = (load_before, os.getloadavg()[0])
     command = " ".join(["python -m control_plane.benchmarks.ingest_throughput", *(argv or sys.argv[1:])])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
-        _report(summary, args.source, command, dense.model.session.providers), encoding="utf-8"
+        _report(summary, args.source, command, dense.model.session.providers, load), encoding="utf-8"
     )
     print(f"{summary.chunks_per_s:.1f} chunks/s; report written to {args.out}")
     return 0
 
 
-def _report(summary: IngestSummary, source: str, command: str, providers: list[str]) -> str:
+def _report(
+    summary: IngestSummary,
+    source: str,
+    command: str,
+    providers: list[str],
+    load: tuple[float, float],
+) -> str:
     total = summary.seconds or 1.0
     rows = [
         ("parse + chunk", summary.parse_s),
@@ -76,6 +84,8 @@ def _report(summary: IngestSummary, source: str, command: str, providers: list[s
         f"- command: `{command}`",
         f"- machine: {platform.machine()}, {os.cpu_count()} CPUs, {_cpu_model()}; onnxruntime providers "
         f"{providers}; {datetime.now(UTC).date().isoformat()}",
+        f"- 1-minute load average before / after: {load[0]:.2f} / {load[1]:.2f} (above the CPU count "
+        "means other work shared the cores)",
         f"- documents {summary.documents:,}, chunks {summary.chunks:,}, parse errors {summary.parse_errors}, "
         f"index failures {summary.index_failures}, duplicates skipped {summary.duplicates}",
         f"- **end to end: {summary.chunks_per_s:.1f} chunks/s** ({summary.seconds:.1f} s)",

@@ -51,17 +51,12 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.run import IngestOptions, ingest
-    from control_plane.ingestion.tokens import HuggingFaceTokenCounter
-    from control_plane.models.dense import DenseEncoder
-    from control_plane.models.sparse import SparseEncoder
+    from control_plane.ingestion.setup import python_encoder
 
     client = make_client(settings.opensearch)
-    dense = DenseEncoder.load(settings.models.dense)
-    counter = HuggingFaceTokenCounter.from_file(dense.model.files.tokenizer)
+    python_side, counter = python_encoder(settings)
     if args.encode == "python":
-        encoder: ModelChunkEncoder | PipelineChunkEncoder = ModelChunkEncoder(
-            dense, SparseEncoder.load(settings.models.sparse)
-        )
+        encoder: ModelChunkEncoder | PipelineChunkEncoder = python_side
         pipeline = None
     else:
         if {"dense", "sparse"} - set(deployed_model_ids(client, settings)):

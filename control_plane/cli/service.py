@@ -1,12 +1,16 @@
-"""`service start|stop`: the local inference service in the background."""
+"""`service start|stop` and `api start|stop`: the local inference service and control API in the
+background (pid and log under .local/inference/ and .local/api/)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from control_plane.cli.common import EXIT_CLUSTER, Subcommands
-from control_plane.config.settings import Settings
+from control_plane.config.settings import ENV_CONFIG_FILE, Settings
+
+API_STATE_DIR = Path(".local") / "api"
 
 
 def add_parsers(commands: Subcommands) -> None:
@@ -19,6 +23,16 @@ def add_parsers(commands: Subcommands) -> None:
     service.add_argument("action", choices=["start", "stop"], help="what to do")
     service.add_argument("--port", type=int, default=8501, help="port (default 8501, as models.service_url)")
     service.set_defaults(handler=_service)
+
+    api = commands.add_parser(
+        "api",
+        help="start or stop the control API (/v1/search, /v1/rewrite, admin) in the background",
+        description="Serves `python -m control_plane.api` with the same settings (pid and log under "
+        ".local/api/); a running API on the port is reused. Keys come from api.keys in the settings.",
+    )
+    api.add_argument("action", choices=["start", "stop"], help="what to do")
+    api.add_argument("--port", type=int, help="port (default: api.port, 8600)")
+    api.set_defaults(handler=_api)
 
 
 def _service(settings: Settings, args: argparse.Namespace) -> int:
@@ -33,4 +47,24 @@ def _service(settings: Settings, args: argparse.Namespace) -> int:
             return EXIT_CLUSTER
     else:
         print("inference service stopped" if daemon.stop() else "no inference service was running")
+    return 0
+
+
+def _api(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.inference import daemon
+
+    if args.action == "stop":
+        print("control API stopped" if daemon.stop(API_STATE_DIR) else "no control API was running")
+        return 0
+    port = args.port if args.port is not None else settings.api.port
+    extra = ("--config", args.config) if args.config else ()
+    try:
+        url, started = daemon.start(port, API_STATE_DIR, 60.0, module="control_plane.api", extra_args=extra)
+    except RuntimeError as exc:
+        print(
+            f"error: {exc} (is OpenSearch up? `make node-up`; settings from --config or ${ENV_CONFIG_FILE})",
+            file=sys.stderr,
+        )
+        return EXIT_CLUSTER
+    print(f"control API {'started' if started else 'already running'} at {url}")
     return 0

@@ -86,9 +86,21 @@ class RrfSettings(_Strict):
     rank_constant: int = Field(60, ge=1)
 
 
+class QueryTypeWeights(_Strict):
+    """Weighted-fusion weights per query type (control_plane.search.query_types), used by /v1/search
+    when a request names no weights. Identifiers favour exact terms, questions favour meaning."""
+
+    exact_term: FusionWeights = FusionWeights(bm25=0.5, splade=0.3, dense=0.2)
+    paraphrase: FusionWeights = FusionWeights(bm25=0.2, splade=0.3, dense=0.5)
+    complex: FusionWeights = FusionWeights()
+
+
 class FusionSettings(_Strict):
     weights: FusionWeights = FusionWeights()
     rrf: RrfSettings = RrfSettings()
+    # false: every query gets `weights`; true: the weights of its query type.
+    weights_by_query_type_enabled: bool = False
+    weights_by_query_type: QueryTypeWeights = QueryTypeWeights()
 
 
 class ModelsSettings(_Strict):
@@ -109,11 +121,41 @@ class ModelsSettings(_Strict):
     deploy_timeout_s: float = Field(60, gt=0)
 
 
+class ApiKey(_Strict):
+    """An API key, stored as its SHA-256 (the key itself never sits in configuration or logs)."""
+
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    tenant: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    role: Literal["search", "admin"] = "search"
+    name: str = ""
+
+
+class SearchSettings(_Strict):
+    """The /v1/search behaviour: where it looks, its budgets and defaults."""
+
+    index_pattern: str = "chunks-*"
+    candidate_depth: int = Field(100, ge=1, le=1000)
+    component_timeout_ms: int = Field(300, gt=0)
+    rerank_timeout_ms: int = Field(1500, gt=0)
+    opensearch_timeout_ms: int = Field(5000, gt=0)
+    # true: a rerank on a service without a GPU is refused (reranker_error gpu_unavailable).
+    rerank_requires_gpu: bool = False
+    intents_file: str = "intents.yaml"
+
+
+class ApiSettings(_Strict):
+    host: str = "127.0.0.1"
+    port: int = Field(8600, ge=1, le=65535)
+    keys: tuple[ApiKey, ...] = ()
+
+
 class Settings(_Strict):
     opensearch: OpenSearchSettings = OpenSearchSettings()
     index: IndexSettings = IndexSettings()
     fusion: FusionSettings = FusionSettings()
     models: ModelsSettings = ModelsSettings()
+    search: SearchSettings = SearchSettings()
+    api: ApiSettings = ApiSettings()
 
 
 def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:

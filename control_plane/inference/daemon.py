@@ -1,6 +1,7 @@
-"""Start and stop the inference service in the background (pid file + log file), for `make run`.
+"""Start and stop a project service in the background (pid file + log file), for `make run`: the
+inference service by default, the control API with ``module="control_plane.api"``.
 
-Production runs it under a service manager instead; this is the local, no-init-system form.
+Production runs them under a service manager instead; this is the local, no-init-system form.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ def is_ready(url: str) -> bool:
         return False
 
 
-def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180.0) -> tuple[str, bool]:
-    """Start the service unless one answers on ``port``; wait until it is ready. Returns its URL and
-    whether this call started it (False: an existing one was reused)."""
+def start(
+    port: int,
+    state_dir: Path = DEFAULT_STATE_DIR,
+    timeout_s: float = 180.0,
+    module: str = "control_plane.inference",
+    extra_args: tuple[str, ...] = (),
+) -> tuple[str, bool]:
+    """Start ``python -m module`` unless a service answers /ready on ``port``; wait until it is
+    ready. Returns its URL and whether this call started it (False: an existing one was reused)."""
     url = f"http://127.0.0.1:{port}"
     if is_ready(url):
         return url, False
@@ -34,7 +41,7 @@ def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180
     log_path = state_dir / "service.log"
     with log_path.open("ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "control_plane.inference", "--port", str(port), "--log-format", "json"],
+            [sys.executable, "-m", module, "--port", str(port), "--log-format", "json", *extra_args],
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -48,7 +55,7 @@ def start(port: int, state_dir: Path = DEFAULT_STATE_DIR, timeout_s: float = 180
             break
         time.sleep(0.5)
     tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
-    raise RuntimeError(f"the inference service did not become ready on {url}; last log lines:\n{tail}")
+    raise RuntimeError(f"{module} did not become ready on {url}; last log lines:\n{tail}")
 
 
 def stop(state_dir: Path = DEFAULT_STATE_DIR) -> bool:

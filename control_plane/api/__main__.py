@@ -1,0 +1,53 @@
+"""python -m control_plane.api [--port 8600]: serve the control API (werkzeug threaded server; put a
+production WSGI server such as gunicorn in front for real deployments)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from types import FrameType
+
+from werkzeug.serving import make_server
+
+from control_plane.api.app import create_app
+from control_plane.config.settings import ConfigError, load_settings
+from control_plane.logs import configure_logging
+
+log = logging.getLogger("control_plane.api")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m control_plane.api", description=__doc__)
+    parser.add_argument("--config", help="YAML settings file (default: $BIOHYBRID_CONFIG)")
+    parser.add_argument("--host", help="bind address (default: api.host)")
+    parser.add_argument("--port", type=int, help="port (default: api.port, 8600)")
+    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-format", choices=["json", "text"], default="json")
+    args = parser.parse_args(argv)
+    configure_logging(args.log_level, args.log_format)
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not settings.api.keys:
+        log.warning("no API keys configured (api.keys): every request will be refused with 401")
+    host = args.host or settings.api.host
+    port = args.port if args.port is not None else settings.api.port
+    server = make_server(host, port, create_app(settings), threaded=True)
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("serving", extra={"url": f"http://{host}:{server.server_port}"})
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Admin endpoints (role admin): resources (templates and pipelines), models, ingest and evaluate.
+Ingest and evaluate run as background jobs (202 + a job id to poll)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from opensearchpy import OpenSearch
+from pydantic import BaseModel, ConfigDict, Field
+
+from control_plane.api.auth import Principal
+from control_plane.api.jobs import JobRegistry
+from control_plane.cluster.manage import apply_resources, verify_resources
+from control_plane.config.settings import Settings
+from control_plane.mlcommons.registry import deployed_model_ids, models_status
+from control_plane.resources.catalog import load_resources
+from control_plane.search.service import SearchService
+
+
+class IngestRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[str] = Field(min_length=1, description="dataset ids (nfcorpus, ctgov, ...) or paths")
+    index: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    strategy: str = "sentence"
+    limit_documents: int | None = Field(None, ge=1)
+
+
+def register_admin_routes(
+    app: Flask,
+    settings: Settings,
+    client: OpenSearch,
+    service: SearchService,
+    require_admin: Callable[[], Principal],
+) -> None:
+    jobs = JobRegistry()
+    app.extensions["biohybrid.jobs"] = jobs
+
+    def current() -> list[Any]:
+        return load_resources(settings, deployed_model_ids(client, settings))
+
+    @app.get("/v1/admin/resources")
+    def resources() -> Response:
+        require_admin()
+        drift = verify_resources(client, current())
+        return _json({label: [vars(d) for d in diffs] for label, diffs in drift.items()})
+
+    @app.post("/v1/admin/apply")
+    def apply() -> Response:
+        require_admin()
+        results = apply_resources(client, settings, current())
+        return _json([{"resource": r.label, "action": r.action.value} for r in results])
+
+    @app.get("/v1/admin/models")
+    def models() -> Response:
+        require_admin()
+        return _json([vars(m) for m in models_status(client, settings)])
+
+    @app.post("/v1/admin/ingest")
+    def ingest() -> Response:
+        who = require_admin()
+        wanted = IngestRequest.model_validate(request.get_json(force=True, silent=False))
+        job = jobs.submit("ingest", who.tenant, lambda: _ingest(settings, client, wanted, who.tenant))
+        return _json(job.to_dict(), 202)
+
+    @app.post("/v1/evaluate")
+    def evaluate() -> Response:
+        who = require_admin()
+        from control_plane.evaluation.api import evaluate_job
+
+        body = request.get_json(force=True, silent=False)
+        work = evaluate_job(body, settings, client, service, who.tenant)
+        job = jobs.submit("evaluate", who.tenant, work)
+        return _json(job.to_dict(), 202)
+
+    @app.get("/v1/admin/jobs/<job_id>")
+    def job_state(job_id: str) -> Response:
+        who = require_admin()
+        job = jobs.get(job_id)
+        if job is None or job.tenant != who.tenant:
+            return _json({"error": {"status": 404, "message": f"no job {job_id!r}"}}, 404)
+        return _json(job.to_dict())
+
+
+def _ingest(settings: Settings, client: OpenSearch, wanted: IngestRequest, tenant: str) -> dict[str, Any]:
+    from control_plane.ingestion.bulk import DeadLetterFile
+    from control_plane.ingestion.run import IngestOptions, ingest
+    from control_plane.ingestion.setup import python_encoder
+
+    encoder, counter = python_encoder(settings)
+    options = IngestOptions(
+        index=wanted.index or f"{settings.index.prefix}-{tenant}",
+        tenant_id=tenant,
+        strategy=wanted.strategy,
+        progress=False,
+        limit_documents=wanted.limit_documents,
+    )
+    dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{tenant}.jsonl")
+    summary = ingest(client, wanted.sources, options, encoder, dead_letter, counter)
+    return {**dataclasses.asdict(summary), "index": options.index, "dead_letter": str(dead_letter.path)}
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    return Response(json.dumps(payload, default=str), status=status, mimetype="application/json")

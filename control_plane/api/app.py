@@ -1,0 +1,207 @@
+"""The control API. Every request carries an API key that fixes its tenant and role; searches are
+confined to the key's tenant whatever the parameters say; admin endpoints need the admin role.
+
+    POST /v1/search  (SearchSpec JSON)   GET /v1/search?q=...   POST /retrieve   POST /v1/rewrite
+    POST /v1/evaluate  GET|POST /v1/admin/...   GET /v1/openapi.json  /health  /ready  /metrics
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, g, request
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import TransportError
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from control_plane.api.admin import register_admin_routes
+from control_plane.api.auth import AuthError, Principal, Role, authenticate
+from control_plane.api.metrics import ApiMetrics
+from control_plane.api.openapi import openapi_document
+from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
+from control_plane.config.settings import Settings
+from control_plane.opensearch.client import make_client
+from control_plane.search.results import ChunkResult, SearchResponse
+from control_plane.search.service import SearchService, SearchUnavailableError
+from control_plane.search.spec import SearchSpec
+
+log = logging.getLogger(__name__)
+
+
+def create_app(
+    settings: Settings, client: OpenSearch | None = None, service: SearchService | None = None
+) -> Flask:
+    app = Flask(__name__)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    client = client or make_client(settings.opensearch)
+    service = service or SearchService(client, settings)
+    metrics = ApiMetrics.create()
+    app.extensions["biohybrid.metrics"] = metrics
+    app.extensions["biohybrid.service"] = service
+
+    def principal(role: Role) -> Principal:
+        who = authenticate(dict(request.headers), settings.api.keys)
+        who.require(role)
+        g.tenant = who.tenant
+        return who
+
+    def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
+        answer = service.search(spec, tenant_id=who.tenant)
+        _observe(metrics, answer)
+        return answer.model_dump(mode="json", by_alias=True)
+
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        endpoint = request.url_rule.rule if request.url_rule else "unmatched"
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        metrics.request_seconds.labels(endpoint, str(response.status_code)).observe(elapsed)
+        log.info(
+            "request",
+            extra={
+                "method": request.method,
+                "endpoint": endpoint,
+                "status": response.status_code,
+                "tenant": g.get("tenant"),
+                "ms": round(elapsed * 1000, 2),
+            },
+        )
+        return response
+
+    @app.get("/health")
+    def health() -> Response:
+        return _json({"status": "ok"})
+
+    @app.get("/ready")
+    def ready() -> Response:
+        try:
+            client.cluster.health(params={"timeout": "2s"})
+        except (OpenSearchConnectionError, TransportError) as exc:
+            return _json({"ready": False, "opensearch": str(exc)[:200]}, 503)
+        return _json({"ready": True})
+
+    @app.get("/metrics")
+    def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), mimetype=CONTENT_TYPE_LATEST)
+
+    @app.get("/v1/openapi.json")
+    def openapi() -> Response:
+        return _json(openapi_document())
+
+    @app.get("/v1/search")
+    def search_get() -> Response:
+        who = principal("search")
+        return _json(run_search(spec_from_query(request.args), who))
+
+    @app.post("/v1/search")
+    def search_post() -> Response:
+        who = principal("search")
+        return _json(run_search(spec_from_body(_body()), who))
+
+    @app.post("/retrieve")
+    def retrieve() -> Response:
+        who = principal("search")
+        return _json(run_search(retrieve_spec(_body()), who))
+
+    @app.post("/v1/rewrite")
+    def rewrite() -> Response:
+        who = principal("search")
+        plan = service.plan(spec_from_body(_body()), tenant_id=who.tenant)
+        answer = plan.request.to_dict()
+        answer["component_errors"] = plan.component_errors
+        return _json(answer)
+
+    register_admin_routes(app, settings, client, service, lambda: principal("admin"))
+
+    @app.errorhandler(AuthError)
+    def auth_error(exc: AuthError) -> Response:
+        return _error(exc.status, str(exc))
+
+    @app.errorhandler(ValidationError)
+    def invalid(exc: ValidationError) -> Response:
+        problems = [
+            {"field": ".".join(str(p) for p in err["loc"]) or "(body)", "problem": err["msg"]}
+            for err in exc.errors()
+        ]
+        return _error(
+            400,
+            "invalid request: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
+            details=problems,
+        )
+
+    @app.errorhandler(ValueError)
+    def bad_value(exc: ValueError) -> Response:
+        return _error(400, str(exc))
+
+    @app.errorhandler(SearchUnavailableError)
+    def unavailable(exc: SearchUnavailableError) -> Response:
+        return _error(503, str(exc), details=exc.reasons)
+
+    @app.errorhandler(OpenSearchConnectionError)
+    def no_cluster(exc: OpenSearchConnectionError) -> Response:
+        return _error(503, f"cannot reach OpenSearch at {settings.opensearch.url}")
+
+    @app.errorhandler(TransportError)
+    def cluster_refused(exc: TransportError) -> Response:
+        log.warning("opensearch refused", extra={"error": str(exc)[:500]})
+        return _error(502, f"OpenSearch refused the request: {str(exc)[:300]}")
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    return app
+
+
+def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
+    meta = answer.metadata
+    for name, ms in meta.timings.encode_ms.items():
+        metrics.component_seconds.labels(name).observe(ms / 1000)
+    if meta.timings.opensearch_ms is not None:
+        metrics.component_seconds.labels("opensearch").observe(meta.timings.opensearch_ms / 1000)
+    for code in meta.component_errors:
+        component, _, reason = code.partition("_")
+        metrics.component_errors.labels(component, reason).inc()
+    if meta.reranker_error:
+        metrics.rerank_fallbacks.labels(meta.reranker_error).inc()
+    for intent in meta.intents:
+        metrics.intent_detections.labels(intent.name).inc()
+    for result in answer.results:
+        if isinstance(result, ChunkResult):
+            metrics.topk_results.inc()
+            for component in ("bm25", "splade", "dense"):
+                if getattr(result.component_scores, component) is not None:
+                    metrics.topk_component_hits.labels(component).inc()
+
+
+def _body() -> Any:
+    if not request.is_json:
+        raise ValueError("send the body as JSON with 'Content-Type: application/json'")
+    try:
+        return json.loads(request.get_data())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the body is not valid JSON: {exc}") from None
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    return Response(json.dumps(payload), status=status, mimetype="application/json")
+
+
+def _error(status: int, message: str, details: Any = None) -> Response:
+    error: dict[str, Any] = {"status": status, "message": message}
+    if details is not None:
+        error["details"] = details
+    return _json({"error": error}, status)
+
+
+Handler = Callable[[], Response]

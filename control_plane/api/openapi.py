@@ -1,0 +1,139 @@
+"""The API's OpenAPI 3.1 description, built from the same pydantic models that validate requests and
+shape answers (so the description cannot drift from the code)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from control_plane.search.results import SearchResponse
+from control_plane.search.spec import SearchSpec
+
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
+_ERROR = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["status", "message"],
+            "properties": {"status": {"type": "integer"}, "message": {"type": "string"}, "details": {}},
+        }
+    },
+}
+
+
+def _schema(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> dict[str, Any]:
+    return model.model_json_schema(ref_template="#/components/schemas/{model}", mode=mode)
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    schemas: dict[str, Any] = {}
+    models: tuple[tuple[type[BaseModel], Literal["validation", "serialization"]], ...] = (
+        (SearchSpec, "validation"),
+        (SearchResponse, "serialization"),
+    )
+    for model, mode in models:
+        schema = _schema(model, mode)
+        schemas.update(schema.pop("$defs", {}))
+        schemas[model.__name__] = schema
+    schemas["Error"] = _ERROR
+    retrieve = {
+        "type": "object",
+        "required": ["query"],
+        "additionalProperties": False,
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "intent": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+            "filters": {"$ref": "#/components/schemas/Filters"},
+            "topK": {"type": "integer", "minimum": 1, "maximum": 200},
+            "rerank_enabled": {"type": "boolean"},
+        },
+    }
+    schemas["RetrieveRequest"] = retrieve
+    errors = {
+        str(code): {
+            "description": text,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        }
+        for code, text in (
+            (400, "invalid request (the message names the field)"),
+            (401, "missing or unknown API key"),
+            (403, "the key's role does not allow this"),
+            (503, "no retrieval component available, or OpenSearch unreachable"),
+        )
+    }
+    search_ok = {
+        "200": {
+            "description": "results and metadata",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}},
+        },
+        **errors,
+    }
+    body = {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchSpec"}}},
+    }
+    get_params = [
+        {"name": "q", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+        {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200}},
+        {"name": "from", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "components", "in": "query", "schema": {"type": "string"}, "description": "comma-separated"},
+        {"name": "fusion_method", "in": "query", "schema": {"type": "string", "enum": ["rrf", "weighted"]}},
+        {"name": "rerank", "in": "query", "schema": {"type": "boolean"}},
+        {"name": "granularity", "in": "query", "schema": {"type": "string", "enum": ["chunk", "document"]}},
+    ]
+    security: list[dict[str, list[str]]] = [{"bearer": []}, {"apiKey": []}]
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "biohybrid control API",
+            "version": "1",
+            "description": "Hybrid (BM25 + SPLADE + dense) biomedical search executed by OpenSearch; "
+            "clinical boosts, degradation, document-level results, highlights. Keys map to a tenant "
+            "and a role.",
+        },
+        "security": security,
+        "paths": {
+            "/v1/search": {
+                "post": {"operationId": "search", "requestBody": body, "responses": search_ok},
+                "get": {"operationId": "searchGet", "parameters": get_params, "responses": search_ok},
+            },
+            "/retrieve": {
+                "post": {
+                    "operationId": "retrieve",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/RetrieveRequest"}}
+                        },
+                    },
+                    "responses": search_ok,
+                }
+            },
+            "/v1/rewrite": {
+                "post": {
+                    "operationId": "rewrite",
+                    "requestBody": body,
+                    "responses": {
+                        "200": {
+                            "description": "the OpenSearch request /v1/search would send: method, path, "
+                            "index, params, pipeline (inline) and body",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                        **errors,
+                    },
+                }
+            },
+        },
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+            },
+        },
+    }

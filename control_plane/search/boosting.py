@@ -1,0 +1,92 @@
+"""From a spec to its clinical boosts: detect (or take the override of) the query's intents, plan the
+boosts, and give the request builder a function that puts them inside each sub-query (wrapping the
+whole hybrid query would bypass the per-sub-query normalisation)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from control_plane.config.settings import Settings
+from control_plane.search.intents import (
+    IntentConfig,
+    boost_clause,
+    detect_intents,
+    intents_from_override,
+    load_intent_config,
+    plan_boosts,
+)
+from control_plane.search.spec import SearchSpec
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
+TABULAR = "tabular"
+
+
+@dataclass(frozen=True)
+class IntentPlan:
+    """The spec to search with (filters possibly narrowed by an intent), the detected intents and
+    boosts (as plain dicts for the response), and the clause wrapper (None: no boost)."""
+
+    spec: SearchSpec
+    intents: list[dict[str, Any]] = field(default_factory=list)
+    boosts: list[dict[str, Any]] = field(default_factory=list)
+    wrap: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+
+@lru_cache(maxsize=4)
+def intent_config(path: str) -> IntentConfig:
+    return load_intent_config(Path(path))
+
+
+def intent_config_path(settings: Settings) -> Path:
+    configured = Path(settings.search.intents_file)
+    return configured if configured.is_absolute() else CONFIG_DIR / configured
+
+
+def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
+    """Intents are always detected (reported and counted); boosts only when ``spec.boosts``."""
+    config = intent_config(str(intent_config_path(settings)))
+    if spec.query_intent:
+        detected = intents_from_override(spec.query_intent, config)
+    else:
+        detected = detect_intents(spec.query, config)
+    manual_tabular = bool(spec.query_intent) and TABULAR in (spec.query_intent or [])
+    boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if spec.boosts else []
+    narrowed = _restrict_sources(spec, detected, config) if spec.boosts else spec
+    return IntentPlan(
+        spec=narrowed,
+        intents=[
+            {"name": i.name, "confidence": round(i.confidence, 4), "matched": list(i.matched)}
+            for i in detected
+        ],
+        boosts=[
+            {
+                "intent": b.intent,
+                "field": b.field,
+                "values": list(b.values),
+                "factor": round(b.factor, 4),
+                "reason": b.reason,
+            }
+            for b in boosts
+        ],
+        wrap=(lambda clause: boost_clause(clause, boosts)) if boosts else None,
+    )
+
+
+def _restrict_sources(spec: SearchSpec, detected: list[Any], config: IntentConfig) -> SearchSpec:
+    """An intent configured with ``restrict_to_sources`` (eligibility -> ctgov) narrows the source
+    filter, unless the request already filters sources itself."""
+    if spec.filters.source:
+        return spec
+    sources: list[str] = []
+    for intent in detected:
+        rule = config.intents.get(intent.name)
+        if rule is not None and rule.restrict_to_sources:
+            sources.extend(rule.restrict_to_sources)
+    if not sources:
+        return spec
+    filters = spec.filters.model_copy(update={"source": sorted(set(sources))})
+    return spec.model_copy(update={"filters": filters})

@@ -1,0 +1,264 @@
+"""Clinical query intents from configuration (config/intents.yaml), and the boosts they earn.
+
+Detection: each intent's phrases are matched as whole words, case-insensitively, after light stemming
+(``highlights.light_stem``). Confidence = 1 - prod(1 - w) over the intent's matches, w being
+``confidence.phrase`` (0.9) for a phrase of two or more words and ``confidence.cue`` (0.6) for one cue
+word; a match lying inside a longer match of the same intent is not counted again. So one cue gives
+0.6, two cues 0.84, a phrase 0.9, a phrase and a cue 0.96: more evidence, more confidence, never > 1.
+
+Boosts are multiplicative ``function_score`` weights put inside each hybrid sub-query (wrapping the
+whole hybrid query would bypass the per-sub-query normalisation).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from control_plane.ingestion.intents import IntentHint
+from control_plane.search.highlights import Atom, atoms, find_sequence
+
+DEFAULT_INTENTS_FILE: Final = Path(__file__).resolve().parents[1] / "config" / "intents.yaml"
+TABULAR_INTENT: Final = "tabular"
+INTENT_FIELD: Final = "intent_hint"
+TABLE_FIELD: Final = "is_table"
+# Names live one level deeper in these clauses: {"neural": {"embedding": {..., "_name": ...}}}.
+_FIELD_LEVEL_QUERIES: Final = frozenset({"neural", "knn", "neural_sparse", "match", "match_phrase", "term"})
+
+TableRouting = Literal["none", "tables", "tables_and_targets"]
+
+
+class IntentConfigError(ValueError):
+    """The intents file is missing or invalid; the message names the key."""
+
+
+class UnknownIntentError(ValueError):
+    """An intent name that the configuration does not define; the message lists the valid ones."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IntentRule(_Strict):
+    """One intent: its cue phrases, its boost factor and which chunks (``intent_hint``) it targets."""
+
+    phrases: tuple[str, ...] = Field(min_length=1)
+    boost: float = Field(1.0, ge=1.0, description="never below 1: a boost never demotes")
+    targets: tuple[IntentHint, ...] = ()
+    restrict_to_sources: tuple[str, ...] = ()
+    table_routing: TableRouting = "none"
+
+    @field_validator("phrases")
+    @classmethod
+    def _phrases_have_words(cls, phrases: tuple[str, ...]) -> tuple[str, ...]:
+        empty = [phrase for phrase in phrases if not atoms(phrase)]
+        if empty:
+            raise ValueError(f"phrases without any word: {empty}")
+        return phrases
+
+
+class ConfidenceWeights(_Strict):
+    phrase: float = Field(0.9, gt=0, le=1)
+    cue: float = Field(0.6, gt=0, le=1)
+
+
+class TableRoutingFactors(_Strict):
+    per_confidence: float = Field(2.0, ge=0)
+    manual_factor: float = Field(3.0, ge=1)
+
+
+class IntentConfig(_Strict):
+    version: Literal[1] = 1
+    confidence: ConfidenceWeights = ConfidenceWeights()
+    table_routing: TableRoutingFactors = TableRoutingFactors()
+    intents: dict[str, IntentRule] = Field(min_length=1)
+
+    @field_validator("intents")
+    @classmethod
+    def _names(cls, intents: dict[str, IntentRule]) -> dict[str, IntentRule]:
+        bad = [name for name in intents if not name.isidentifier() or name != name.lower()]
+        if bad:
+            raise ValueError(f"intent names must be lower-case identifiers, got {bad}")
+        return intents
+
+
+@dataclass(frozen=True)
+class DetectedIntent:
+    """An intent found in (or forced on) a query; ``matched`` is the query text that revealed it."""
+
+    name: str
+    confidence: float
+    matched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Boost:
+    """Multiply the score of chunks whose ``field`` holds one of ``values`` by ``factor`` (> 1)."""
+
+    field: str
+    values: tuple[str | bool, ...]
+    factor: float
+    reason: str
+    intent: str
+
+
+def parse_intent_config(data: Any, source: str = "intents.yaml") -> IntentConfig:
+    """Validate loaded YAML; errors name the dotted key (``intents.eligibility.boost``)."""
+    try:
+        return IntentConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+        )
+        raise IntentConfigError(f"invalid intents configuration {source}: {problems}") from None
+
+
+def load_intent_config(path: Path = DEFAULT_INTENTS_FILE) -> IntentConfig:
+    """Read and validate an intents file (settings ``search.intents_file``)."""
+    if not path.is_file():
+        raise IntentConfigError(f"intents file not found: {path} (set search.intents_file)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise IntentConfigError(f"intents file {path} is not valid YAML: {exc}") from None
+    return parse_intent_config(data, str(path))
+
+
+@lru_cache(maxsize=4096)
+def _phrase_keys(phrase: str) -> tuple[str, ...]:
+    return tuple(atom.key for atom in atoms(phrase))
+
+
+def _matches(
+    query_atoms: Sequence[Atom], rule: IntentRule, weights: ConfidenceWeights
+) -> dict[tuple[int, int], float]:
+    """Character span -> weight of each phrase occurrence, without spans inside a longer one."""
+    found: dict[tuple[int, int], float] = {}
+    for phrase in rule.phrases:
+        keys = _phrase_keys(phrase)
+        weight = weights.phrase if len(keys) > 1 else weights.cue
+        for span in find_sequence(query_atoms, keys):
+            found[span] = max(weight, found.get(span, 0.0))
+    return {
+        span: weight
+        for span, weight in found.items()
+        if not any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in found)
+    }
+
+
+def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
+    """The intents whose phrases occur in ``query``, most confident first (configuration order on
+    ties); [] when no phrase occurs."""
+    query_atoms = atoms(query)
+    detected: list[DetectedIntent] = []
+    for name, rule in config.intents.items():
+        spans = _matches(query_atoms, rule, config.confidence)
+        if not spans:
+            continue
+        confidence = 1.0 - math.prod(1.0 - weight for weight in spans.values())
+        matched = tuple(dict.fromkeys(query[start:end] for start, end in sorted(spans)))
+        detected.append(DetectedIntent(name=name, confidence=min(confidence, 1.0), matched=matched))
+    return sorted(detected, key=lambda intent: -intent.confidence)
+
+
+def intents_from_override(names: Iterable[str], config: IntentConfig) -> list[DetectedIntent]:
+    """A request's explicit intents, each at confidence 1.0 (duplicates dropped)."""
+    chosen = list(dict.fromkeys(names))
+    unknown = [name for name in chosen if name not in config.intents]
+    if unknown:
+        raise UnknownIntentError(f"unknown intent(s) {unknown}; valid intents: {sorted(config.intents)}")
+    return [DetectedIntent(name=name, confidence=1.0) for name in chosen]
+
+
+def plan_boosts(
+    intents: Sequence[DetectedIntent], config: IntentConfig, manual_tabular: bool = False
+) -> list[Boost]:
+    """The boosts for these intents. A boost never demotes: an intent's factor is boost x confidence
+    raised to at least 1.0, and a factor of 1.0 is no boost, so it is left out. Table routing (intents
+    with ``table_routing``) gives ``is_table: true`` chunks 1 + per_confidence x confidence (and, for
+    ``tables_and_targets``, the intent's target chunks too); ``manual_tabular`` (the request named the
+    tabular intent) gives tables at least ``manual_factor``. Boosts on the same field and values do not
+    stack: the largest factor wins. No intent, no boost."""
+    candidates: list[Boost] = []
+    for intent in intents:
+        rule = config.intents.get(intent.name)
+        if rule is None:
+            raise UnknownIntentError(
+                f"unknown intent {intent.name!r}; valid intents: {sorted(config.intents)}"
+            )
+        c = intent.confidence
+        if rule.targets and rule.boost * c > 1.0:
+            reason = f"{intent.name} intent: boost {rule.boost:g} x confidence {c:.2f}"
+            candidates.append(Boost(INTENT_FIELD, rule.targets, rule.boost * c, reason, intent.name))
+        if rule.table_routing != "none":
+            factor = 1.0 + config.table_routing.per_confidence * c
+            reason = f"table routing for {intent.name}: 1 + {config.table_routing.per_confidence:g} x {c:.2f}"
+            candidates.append(Boost(TABLE_FIELD, (True,), factor, reason, intent.name))
+            if rule.table_routing == "tables_and_targets" and rule.targets:
+                candidates.append(Boost(INTENT_FIELD, rule.targets, factor, reason, intent.name))
+    if manual_tabular:
+        factor = config.table_routing.manual_factor
+        candidates.append(Boost(TABLE_FIELD, (True,), factor, "manual tabular intent", TABULAR_INTENT))
+    return _strongest(candidates)
+
+
+def _strongest(candidates: Sequence[Boost]) -> list[Boost]:
+    """One boost per (field, values): the largest factor, in order of first appearance."""
+    best: dict[tuple[str, tuple[str | bool, ...]], Boost] = {}
+    for boost in candidates:
+        key = (boost.field, boost.values)
+        if key not in best or boost.factor > best[key].factor:
+            best[key] = boost
+    return [boost for boost in best.values() if boost.factor > 1.0]
+
+
+def boost_filter(boost: Boost) -> dict[str, Any]:
+    if len(boost.values) == 1:
+        return {"term": {boost.field: boost.values[0]}}
+    return {"terms": {boost.field: list(boost.values)}}
+
+
+def boost_clause(clause: Mapping[str, Any], boosts: Sequence[Boost]) -> dict[str, Any]:
+    """Wrap one hybrid sub-query in a ``function_score`` multiplying its score by the boosts whose
+    filters a chunk matches (score_mode and boost_mode multiply; a chunk matching none keeps its
+    score). The clause's ``_name`` moves onto the function_score, so OpenSearch's matched_queries
+    report the boosted score under the component's name. No boosts: the clause unchanged."""
+    if not boosts:
+        return dict(clause)
+    if len(clause) != 1:
+        raise ValueError(f"expected one query clause (a single key), got keys {sorted(clause)}")
+    inner = copy.deepcopy(dict(clause))
+    name = _pop_name(inner)
+    wrapped: dict[str, Any] = {
+        "query": inner,
+        "functions": [{"filter": boost_filter(b), "weight": b.factor} for b in boosts],
+        "score_mode": "multiply",
+        "boost_mode": "multiply",
+    }
+    if name is not None:
+        wrapped["_name"] = name
+    return {"function_score": wrapped}
+
+
+def _pop_name(clause: dict[str, Any]) -> Any:
+    """Remove and return the clause's ``_name``: at ``{kind: {_name}}``, or for field-level queries
+    (neural, knn, neural_sparse, match, term) at ``{kind: {field: {_name}}}``."""
+    ((kind, body),) = clause.items()
+    if not isinstance(body, dict):
+        return None
+    if "_name" in body:
+        return body.pop("_name")
+    if kind in _FIELD_LEVEL_QUERIES and len(body) == 1:
+        ((_, field_body),) = body.items()
+        if isinstance(field_body, dict) and "_name" in field_body:
+            return field_body.pop("_name")
+    return None

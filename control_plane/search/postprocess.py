@@ -1,0 +1,109 @@
+"""After OpenSearch answers: neighbour merging, document aggregation, highlight offsets, and the page
+cut from the fused list (so pages concatenate to the unpaginated ranking)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from control_plane.search.documents import ChunkHit, aggregate_by_document
+from control_plane.search.highlights import highlight_spans
+from control_plane.search.neighbours import merge_neighbours
+from control_plane.search.results import ChunkResult, DocumentResult, Highlight
+from control_plane.search.spec import SearchSpec
+
+
+def shape_results(
+    chunks: Sequence[ChunkResult],
+    spec: SearchSpec,
+    embeddings: Mapping[str, Sequence[float]] | None = None,
+    token_counts: Mapping[str, int] | None = None,
+) -> list[ChunkResult] | list[DocumentResult]:
+    ordered = list(chunks)
+    if spec.merge_neighbours:
+        ordered = _merged(ordered, embeddings or {}, token_counts or {})
+    page = slice(spec.from_, spec.from_ + spec.size)
+    if spec.granularity == "document":
+        documents = _documents(ordered)[page]
+        if spec.highlight:
+            for document in documents:
+                document.chunks = [_highlighted(c, spec.query) for c in document.chunks]
+        return documents
+    selected = ordered[page]
+    return [_highlighted(c, spec.query) for c in selected] if spec.highlight else selected
+
+
+def _highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
+    spans = highlight_spans(chunk.text, query)
+    chunk.highlights = [Highlight(start=s.start, end=s.end, text=s.text) for s in spans]
+    return chunk
+
+
+def _to_hit(chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int) -> ChunkHit:
+    # A chunk without offsets can't be placed next to another: give it a document of its own.
+    return ChunkHit(
+        chunk_id=chunk.chunk_id,
+        doc_id=chunk.doc_id if chunk.start is not None else f"{chunk.doc_id}#{chunk.chunk_id}",
+        score=chunk.score,
+        start=chunk.start if chunk.start is not None else 0,
+        end=chunk.end if chunk.end is not None else len(chunk.text),
+        text=chunk.text,
+        token_count=tokens,
+        embedding=tuple(embedding) if embedding is not None else None,
+        fields={"result": chunk},
+    )
+
+
+def _merged(
+    chunks: list[ChunkResult], embeddings: Mapping[str, Sequence[float]], tokens: Mapping[str, int]
+) -> list[ChunkResult]:
+    hits = [_to_hit(c, embeddings.get(c.chunk_id), tokens.get(c.chunk_id, 0)) for c in chunks]
+    merged: list[ChunkResult] = []
+    for hit in merge_neighbours(hits):
+        original: ChunkResult = hit.fields["result"]
+        members = list(getattr(hit, "merged_from", ()) or ())
+        if len(members) > 1:
+            original = original.model_copy(
+                update={
+                    "text": hit.text,
+                    "start": hit.start,
+                    "end": hit.end,
+                    "score": hit.score,
+                    "merged_from": members,
+                }
+            )
+        merged.append(original)
+    return merged
+
+
+def _documents(chunks: list[ChunkResult]) -> list[DocumentResult]:
+    hits = [_to_hit(c, None, 0) for c in chunks]
+    hits = [dataclasses.replace(h, doc_id=c.doc_id) for h, c in zip(hits, chunks, strict=True)]
+    documents: list[DocumentResult] = []
+    for doc in aggregate_by_document(hits, method="max", best_chunks=3):
+        best: list[ChunkResult] = [hit.fields["result"] for hit in doc.chunks]
+        documents.append(
+            DocumentResult(
+                doc_id=doc.doc_id,
+                score=doc.score,
+                title_path=best[0].title_path if best else None,
+                source=best[0].source if best else None,
+                chunks=best,
+            )
+        )
+    return documents
+
+
+def source_side_fields(hits: Sequence[Mapping[str, Any]]) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Embeddings and token counts by chunk id, read from hits fetched with them (neighbour merging)."""
+    embeddings: dict[str, list[float]] = {}
+    tokens: dict[str, int] = {}
+    for hit in hits:
+        source = hit.get("_source") or {}
+        chunk_id = str(source.get("chunk_id", hit.get("_id")))
+        if source.get("embedding") is not None:
+            embeddings[chunk_id] = [float(x) for x in source["embedding"]]
+        if source.get("token_count") is not None:
+            tokens[chunk_id] = int(source["token_count"])
+    return embeddings, tokens

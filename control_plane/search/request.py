@@ -1,0 +1,218 @@
+"""Build the one OpenSearch request a search sends: a hybrid query (named sub-queries, boosts inside
+each, tenant and user filters on all) and an inline search pipeline rendered from search_pipelines/.
+
+Pure: everything that needs I/O (query vectors, model ids) comes in as arguments, so `/v1/rewrite`
+can return exactly what `/v1/search` sends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from control_plane.config.settings import Settings
+from control_plane.query.components import (
+    COMPONENT_ORDER,
+    DENSE_FIELD,
+    SPARSE_FIELD,
+    bm25_clause,
+)
+from control_plane.resources.catalog import REPO_ROOT, render_params, with_rerank, with_score_explanation
+from control_plane.resources.render import render
+from control_plane.search.spec import Filters, SearchSpec
+
+PIPELINE_FILES = {"weighted": "hybrid-minmax.json", "rrf": "hybrid-rrf.json"}
+EXCLUDED_SOURCE = ["embedding", "sparse_terms", "table_html", "content_hash"]
+
+
+@dataclass(frozen=True)
+class QueryEncodings:
+    """What the query side computed before the request: a dense vector, SPLADE query terms, or (in
+    doc-only sparse mode) the ml-commons tokenizer model that encodes the text inside OpenSearch."""
+
+    dense_vector: Sequence[float] | None = None
+    sparse_tokens: Mapping[str, float] | None = None
+    sparse_model_id: str | None = None
+
+
+@dataclass(frozen=True)
+class OpenSearchRequest:
+    index: str
+    body: dict[str, Any]
+    params: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pipeline(self) -> dict[str, Any]:
+        return dict(self.body.get("search_pipeline", {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        query = "&".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return {
+            "method": "POST",
+            "path": f"/{self.index}/_search" + (f"?{query}" if query else ""),
+            "index": self.index,
+            "params": dict(self.params),
+            "pipeline": self.pipeline,
+            "body": self.body,
+        }
+
+
+def _excluded_source(spec: SearchSpec) -> list[str]:
+    """Vectors stay out of answers, except embeddings when neighbour merging compares them."""
+    if spec.merge_neighbours:
+        return [name for name in EXCLUDED_SOURCE if name != "embedding"]
+    return list(EXCLUDED_SOURCE)
+
+
+BoostWrapper = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def fetch_window(spec: SearchSpec, rerank_top_n: int) -> int:
+    """How many fused hits to ask for. Always from the top (from=0), so every page is a slice of the
+    same list: pages concatenate to the unpaginated ranking without duplicates."""
+    if spec.rerank:
+        return rerank_top_n
+    if spec.granularity == "document":
+        return spec.candidate_depth * len(spec.components)
+    return spec.from_ + spec.size
+
+
+def component_clauses(
+    text: str,
+    components: Sequence[str],
+    encodings: QueryEncodings,
+    depth: int,
+    knn_filter: dict[str, Any] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Each component's clause, named after the component so OpenSearch reports its score per hit
+    (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
+    (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
+    hybrid query OpenSearch 3.6 drops a `_name` set on the knn query."""
+    clauses: dict[str, dict[str, Any]] = {}
+    for name in components:
+        if name == "bm25":
+            clause = bm25_clause(text)
+            clause["multi_match"]["_name"] = "bm25"
+        elif name == "splade":
+            clause = {"neural_sparse": {SPARSE_FIELD: _sparse_body(text, encodings)}}
+        elif name == "dense":
+            if encodings.dense_vector is None:
+                raise ValueError("the dense component needs a query vector")
+            knn: dict[str, Any] = {"vector": list(encodings.dense_vector), "k": depth}
+            if knn_filter is not None:
+                knn["filter"] = knn_filter
+            clause = {"bool": {"must": [{"knn": {DENSE_FIELD: knn}}], "_name": "dense"}}
+        else:
+            raise ValueError(f"unknown component {name!r}; expected one of {COMPONENT_ORDER}")
+        clauses[name] = clause
+    return clauses
+
+
+def _sparse_body(text: str, encodings: QueryEncodings) -> dict[str, Any]:
+    if encodings.sparse_tokens is not None:
+        return {"query_tokens": dict(encodings.sparse_tokens), "_name": "splade"}
+    if encodings.sparse_model_id is not None:
+        return {"query_text": text, "model_id": encodings.sparse_model_id, "_name": "splade"}
+    raise ValueError("the splade component needs query tokens or a doc-only tokenizer model id")
+
+
+def filter_clauses(tenant_id: str, filters: Filters) -> list[dict[str, Any]]:
+    """Tenant first (never optional), then the user's filters; lists match any of their values."""
+    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}]
+    for field_name, values in (
+        ("source", filters.source),
+        ("section", filters.section),
+        ("intent_hint", filters.intent),
+        ("doc_type", filters.doc_type),
+    ):
+        if values:
+            clauses.append({"terms": {field_name: list(values)}})
+    if filters.publication_date is not None:
+        bounds = {
+            op: value.isoformat()
+            for op, value in (("gte", filters.publication_date.gte), ("lte", filters.publication_date.lte))
+            if value is not None
+        }
+        if bounds:
+            clauses.append({"range": {"publication_date": bounds}})
+    return clauses
+
+
+def inline_pipeline(
+    settings: Settings,
+    fusion_method: str,
+    weights: Mapping[str, float],
+    components: Sequence[str],
+    rank_constant: int,
+    rerank_model_id: str | None = None,
+    explain: bool = False,
+) -> dict[str, Any]:
+    """The repository's pipeline file for the fusion method, rendered with this request's weights
+    (restricted to the components in use, in sub-query order) and rank constant."""
+    params = render_params(settings)
+    params["fusion.weights_in_order"] = [round(weights[name], 6) for name in components]
+    params["fusion.rrf.rank_constant"] = rank_constant
+    path = REPO_ROOT / "search_pipelines" / PIPELINE_FILES[fusion_method]
+    pipeline: dict[str, Any] = render(json.loads(path.read_text(encoding="utf-8")), params, str(path))
+    if explain:
+        pipeline = with_score_explanation(pipeline)
+    if rerank_model_id is not None:
+        pipeline = with_rerank(pipeline, rerank_model_id)
+    pipeline.pop("description", None)
+    return pipeline
+
+
+def build_request(
+    spec: SearchSpec,
+    settings: Settings,
+    *,
+    tenant_id: str,
+    index: str,
+    components: Sequence[str],
+    weights: Mapping[str, float],
+    encodings: QueryEncodings,
+    boost: BoostWrapper | None = None,
+    rerank_model_id: str | None = None,
+    rerank_top_n: int | None = None,
+    profile: bool = False,
+) -> OpenSearchRequest:
+    """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation)."""
+    if not components:
+        raise ValueError("no component left to search with")
+    depth = spec.candidate_depth
+    filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters)}}
+    clauses = component_clauses(spec.query, components, encodings, depth, knn_filter=filters)
+    queries = [
+        boost(clauses[name]) if boost else clauses[name] for name in COMPONENT_ORDER if name in clauses
+    ]
+    top_n = rerank_top_n or settings.models.rerank_top_n
+    body: dict[str, Any] = {
+        "from": 0,
+        "size": fetch_window(spec, top_n),
+        "_source": {"excludes": _excluded_source(spec)},
+        "query": {
+            "hybrid": {
+                "queries": queries,
+                "filter": filters,
+                "pagination_depth": depth,
+            }
+        },
+        "search_pipeline": inline_pipeline(
+            settings,
+            spec.fusion_method,
+            weights,
+            components,
+            spec.rank_constant,
+            rerank_model_id,
+            spec.explain,
+        ),
+    }
+    if spec.explain:
+        body["explain"] = True
+    if profile:
+        body["profile"] = True
+    if rerank_model_id is not None:
+        body["ext"] = {"rerank": {"query_context": {"query_text": spec.query}}}
+    return OpenSearchRequest(index=index, body=body, params={"include_named_queries_score": "true"})

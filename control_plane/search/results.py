@@ -1,0 +1,178 @@
+"""The search answer: typed results and metadata (the API's JSON and OpenAPI schema come from these),
+and the functions that read them out of an OpenSearch hit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from control_plane.query.components import COMPONENT_ORDER
+
+
+class Highlight(BaseModel):
+    start: int = Field(description="character offset into the result's text")
+    end: int
+    text: str
+
+
+class ComponentScores(BaseModel):
+    """Each component's score for the hit as OpenSearch computed it; null when that component did
+    not retrieve the hit (or was not used)."""
+
+    bm25: float | None = None
+    splade: float | None = None
+    dense: float | None = None
+    reranker: float | None = None
+
+
+class ChunkResult(BaseModel):
+    chunk_id: str
+    doc_id: str
+    text: str
+    title_path: str | None = None
+    section: str | None = None
+    section_label: str | None = None
+    intent_hint: str | None = None
+    is_table: bool = False
+    source: str | None = None
+    doc_type: str | None = None
+    publication_date: str | None = None
+    start: int | None = Field(None, description="offset of the text in the document's canonical text")
+    end: int | None = None
+    score: float
+    component_scores: ComponentScores = Field(default_factory=ComponentScores)
+    normalized_scores: ComponentScores | None = Field(
+        None, description="each component's normalised score from OpenSearch's explanation (explain=true)"
+    )
+    highlights: list[Highlight] = Field(default_factory=list)
+    merged_from: list[str] = Field(default_factory=list, description="chunk ids merged into this one")
+
+
+class DocumentResult(BaseModel):
+    doc_id: str
+    score: float = Field(description="aggregate of its chunks' scores (max by default)")
+    title_path: str | None = None
+    source: str | None = None
+    chunks: list[ChunkResult] = Field(description="the document's best chunks, best first")
+
+
+class IntentInfo(BaseModel):
+    name: str
+    confidence: float
+    matched: list[str] = Field(default_factory=list)
+
+
+class BoostInfo(BaseModel):
+    intent: str
+    field: str
+    values: list[Any]
+    factor: float
+    reason: str
+
+
+class Timings(BaseModel):
+    total_ms: float
+    encode_ms: dict[str, float] = Field(default_factory=dict)
+    opensearch_ms: float | None = Field(None, description="OpenSearch's own `took`")
+    components_ms: dict[str, float] | None = Field(
+        None, description="time OpenSearch spent in each sub-query (profile=true)"
+    )
+
+
+class FusionInfo(BaseModel):
+    method: str
+    weights: dict[str, float] | None = None
+    rank_constant: int | None = None
+
+
+class SearchMetadata(BaseModel):
+    query: str
+    query_type: str
+    granularity: str
+    fusion: FusionInfo
+    components_used: list[str]
+    component_errors: list[str] = Field(default_factory=list)
+    reranked: bool = False
+    reranker_model: str | None = None
+    reranker_error: str | None = None
+    intents: list[IntentInfo] = Field(default_factory=list)
+    boosts: list[BoostInfo] = Field(default_factory=list)
+    total_candidates: int
+    from_: int = Field(alias="from")
+    size: int
+    timings: Timings
+
+    model_config = {"populate_by_name": True}
+
+
+class SearchResponse(BaseModel):
+    results: list[ChunkResult] | list[DocumentResult]
+    metadata: SearchMetadata
+
+
+def component_scores(hit: Mapping[str, Any], reranked: bool) -> ComponentScores:
+    """Raw per-component scores from the hit's named queries (include_named_queries_score)."""
+    matched = hit.get("matched_queries") or {}
+    scores = matched if isinstance(matched, Mapping) else {}
+    return ComponentScores(
+        bm25=_float(scores.get("bm25")),
+        splade=_float(scores.get("splade")),
+        dense=_float(scores.get("dense")),
+        reranker=float(hit["_score"]) if reranked else None,
+    )
+
+
+def normalized_scores(hit: Mapping[str, Any], components: Sequence[str]) -> ComponentScores | None:
+    """Normalised per-component scores from the hybrid explanation. The explanation lists only the
+    sub-queries that matched the hit, in sub-query order; the named-query scores say which those are."""
+    explanation = hit.get("_explanation")
+    if not isinstance(explanation, Mapping):
+        return None
+    matched = hit.get("matched_queries") or {}
+    present = [name for name in COMPONENT_ORDER if name in components and name in matched]
+    details = _fusion_details(explanation)
+    if len(details) != len(present):
+        return None
+    values = {name: float(detail["value"]) for name, detail in zip(present, details, strict=True)}
+    return ComponentScores(**values)
+
+
+def _fusion_details(explanation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The per-sub-query entries of a hybrid explanation (under the rerank wrapper if any)."""
+    node: Mapping[str, Any] = explanation
+    while True:
+        details = node.get("details") or []
+        description = str(node.get("description", ""))
+        if "combination" in description or "rrf" in description.lower():
+            return list(details)
+        if len(details) != 1:
+            return list(details)
+        node = details[0]
+
+
+def chunk_result(hit: Mapping[str, Any], reranked: bool, components: Sequence[str]) -> ChunkResult:
+    source: Mapping[str, Any] = hit.get("_source") or {}
+    return ChunkResult(
+        chunk_id=str(source.get("chunk_id", hit.get("_id"))),
+        doc_id=str(source.get("doc_id", "")),
+        text=str(source.get("text", "")),
+        title_path=source.get("title_path"),
+        section=source.get("section"),
+        section_label=source.get("section_label"),
+        intent_hint=source.get("intent_hint"),
+        is_table=bool(source.get("is_table", False)),
+        source=source.get("source"),
+        doc_type=source.get("doc_type"),
+        publication_date=source.get("publication_date"),
+        start=source.get("start"),
+        end=source.get("end"),
+        score=float(hit.get("_score") or 0.0),
+        component_scores=component_scores(hit, reranked),
+        normalized_scores=normalized_scores(hit, components),
+    )
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

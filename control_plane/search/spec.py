@@ -1,0 +1,89 @@
+"""What a search asks for, validated at the boundary: the API's JSON body, the evaluator's
+configurations and the CLI all become one ``SearchSpec``."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from control_plane.query.components import COMPONENT_ORDER
+
+Component = Literal["bm25", "splade", "dense"]
+FusionMethod = Literal["rrf", "weighted"]
+Granularity = Literal["chunk", "document"]
+WEIGHT_TOLERANCE = 0.01
+
+
+class DateRange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    gte: date | None = None
+    lte: date | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DateRange:
+        if self.gte and self.lte and self.gte > self.lte:
+            raise ValueError(f"publication_date.gte ({self.gte}) is after lte ({self.lte})")
+        return self
+
+
+class Filters(BaseModel):
+    """User filters; each list matches any of its values (keyword fields of the chunk mapping)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: list[str] = Field(default_factory=list, description="e.g. beir, pmc, ctgov, medline")
+    publication_date: DateRange | None = None
+    section: list[str] = Field(default_factory=list, description="section kinds, e.g. eligibility")
+    intent: list[str] = Field(default_factory=list, description="chunk intent_hint values, e.g. ae")
+    doc_type: list[str] = Field(default_factory=list)
+
+
+class SearchSpec(BaseModel):
+    """One search. ``weights`` None means: the configured weights for the query's type."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    query: str = Field(min_length=1, max_length=2000)
+    size: int = Field(10, ge=1, le=200, description="results per page (k)")
+    from_: int = Field(0, ge=0, alias="from", description="offset of the page")
+    components: tuple[Component, ...] = COMPONENT_ORDER  # type: ignore[assignment]
+    fusion_method: FusionMethod = "rrf"
+    weights: dict[Component, float] | None = None
+    rank_constant: int = Field(60, ge=1)
+    rerank: bool = False
+    rerank_top_n: int | None = Field(None, ge=1, le=500)
+    boosts: bool = Field(True, description="clinical intent and table-routing boosts")
+    query_intent: list[str] | None = Field(None, description="override the detected intents")
+    filters: Filters = Field(default_factory=Filters)
+    candidate_depth: int = Field(100, ge=1, le=1000, description="hits per component before fusion")
+    granularity: Granularity = "chunk"
+    explain: bool = Field(False, description="normalised per-component scores from OpenSearch's explanation")
+    profile: bool = Field(False, description="per-component timings from OpenSearch's profiler")
+    highlight: bool = True
+    merge_neighbours: bool = False
+
+    @field_validator("components")
+    @classmethod
+    def _components(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError(f"components must be a non-empty subset of {list(COMPONENT_ORDER)}")
+        if len(set(value)) != len(value):
+            raise ValueError(f"components repeat a name: {list(value)}")
+        return tuple(name for name in COMPONENT_ORDER if name in value)
+
+    @model_validator(mode="after")
+    def _weights(self) -> SearchSpec:
+        if self.weights is None:
+            return self
+        if set(self.weights) != set(self.components):
+            raise ValueError(
+                f"weights must name exactly the components {list(self.components)}, "
+                f"got {sorted(self.weights)}"
+            )
+        total = sum(self.weights.values())
+        if abs(total - 1.0) > WEIGHT_TOLERANCE or any(w < 0 for w in self.weights.values()):
+            raise ValueError(f"weights must be >= 0 and sum to 1 +/- {WEIGHT_TOLERANCE}, got sum {total:.4f}")
+        return self

@@ -1,0 +1,58 @@
+"""The package fixture: the control API over the real stack (see stack.py)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret
+from integration.service import free_port
+from opensearchpy import OpenSearch
+
+from control_plane.api.app import create_app
+from control_plane.api.auth import key_sha256
+from control_plane.cluster.manage import apply_resources
+from control_plane.config.settings import LOCAL_FILE, ApiKey, load_settings
+from control_plane.datasets_root import datasets_root
+from control_plane.inference import daemon
+from control_plane.mlcommons.registry import register_models
+from control_plane.resources.catalog import load_resources
+
+
+@pytest.fixture(scope="package")
+def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiStack]:
+    prefix = f"chunks-apitest-{uuid.uuid4().hex[:6]}"
+    root = datasets_root()
+    state, port = tmp_path_factory.mktemp("inference"), free_port()
+    url, _ = daemon.start(port, state)
+    try:
+        settings = load_settings(
+            LOCAL_FILE,
+            environ={
+                "BIOHYBRID__MODELS__SERVICE_URL": url,
+                "BIOHYBRID__SEARCH__INDEX_PATTERN": f"{prefix}-*",
+                # Budgets wide enough for a loaded 2-core CI machine: degradation tests set tight ones.
+                "BIOHYBRID__SEARCH__COMPONENT_TIMEOUT_MS": "10000",
+                "BIOHYBRID__SEARCH__RERANK_TIMEOUT_MS": "30000",
+            },
+        )
+        keys = tuple(
+            ApiKey(sha256=key_sha256(secret(name)), tenant=tenant, role=role, name=name)  # type: ignore[arg-type]
+            for name, (tenant, role) in KEYS.items()
+        )
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update={"keys": keys})})
+        ids = {m.role: m.model_id for m in register_models(client, settings)}
+        apply_resources(client, settings, load_resources(settings, ids))
+        docs = {
+            "tenant-a": ingest_for_tenant(
+                client, settings, [str(root / "clinicaltrials"), str(root / "pmc")], f"{prefix}-a", "tenant-a"
+            ),
+            "tenant-b": ingest_for_tenant(
+                client, settings, ["nfcorpus"], f"{prefix}-b", "tenant-b", limit=40
+            ),
+        }
+        yield ApiStack(settings, create_app(settings, client), port, state, prefix, docs)
+    finally:
+        client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
+        daemon.stop(state)

@@ -1,0 +1,198 @@
+"""/v1/search, /retrieve and /v1/rewrite against the real stack: fusion maths as OpenSearch reports
+it, component selection, boosts, filters, pagination, highlights, document granularity, metrics."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from integration.api.stack import ApiStack, headers
+from opensearchpy import OpenSearch
+
+pytestmark = pytest.mark.integration
+
+A = headers("a-search")
+
+
+def search(stack: ApiStack, body: dict[str, Any], key: str = "a-search", status: int = 200) -> dict[str, Any]:
+    response = stack.client().post("/v1/search", json=body, headers=headers(key))
+    assert response.status_code == status, response.get_data(as_text=True)
+    answer: dict[str, Any] = response.get_json()
+    return answer
+
+
+def test_rrf_scores_are_sums_of_reciprocal_ranks(stack: ApiStack) -> None:
+    answer = search(stack, {"query": "inclusion criteria age", "size": 10, "explain": True})
+    assert answer["metadata"]["fusion"] == {"method": "rrf", "weights": None, "rank_constant": 60}
+    for result in answer["results"]:
+        parts = {k: v for k, v in result["normalized_scores"].items() if v is not None}
+        assert parts, result["chunk_id"]
+        for value in parts.values():
+            rank = 1 / value - 60
+            assert rank >= 1 and abs(rank - round(rank)) < 1e-3, (result["chunk_id"], value)
+        assert math.isclose(result["score"], sum(parts.values()), rel_tol=1e-5)
+
+
+def test_weighted_scores_are_weighted_means_of_min_max_scores(stack: ApiStack) -> None:
+    weights = {"bm25": 0.5, "splade": 0.2, "dense": 0.3}
+    body = {
+        "query": "inclusion criteria age",
+        "fusion_method": "weighted",
+        "weights": weights,
+        "explain": True,
+    }
+    answer = search(stack, body)
+    assert answer["metadata"]["fusion"]["weights"] == weights
+    for result in answer["results"]:
+        parts = result["normalized_scores"]
+        assert all(parts[c] is None or 0 <= parts[c] <= 1 for c in weights)
+        expected = sum(weights[c] * (parts[c] or 0.0) for c in weights)
+        assert abs(result["score"] - expected) < 0.002, (result["chunk_id"], result["score"], expected)
+
+
+def test_component_selection_uses_only_the_chosen_components(stack: ApiStack) -> None:
+    answer = search(stack, {"query": "serious adverse events", "components": ["bm25"]})
+    assert answer["metadata"]["components_used"] == ["bm25"]
+    for result in answer["results"]:
+        scores = result["component_scores"]
+        assert scores["bm25"] is not None and scores["splade"] is None and scores["dense"] is None
+    dense_only = search(stack, {"query": "serious adverse events", "components": ["dense"]})
+    assert all(r["component_scores"]["dense"] is not None for r in dense_only["results"])
+    assert all(r["component_scores"]["bm25"] is None for r in dense_only["results"])
+
+
+def test_eligibility_boost_moves_eligibility_sections_into_the_top_3(stack: ApiStack) -> None:
+    query = "eligibility for breast cancer trials"
+    plain = search(stack, {"query": query, "size": 3, "boosts": False})
+    boosted = search(stack, {"query": query, "size": 3})
+    intents = {i["name"]: i["confidence"] for i in boosted["metadata"]["intents"]}
+    assert "eligibility" in intents
+    assert [b["values"] for b in boosted["metadata"]["boosts"] if b["intent"] == "eligibility"]
+    assert [r["intent_hint"] for r in boosted["results"]] == ["eligibility"] * 3
+    assert [r["intent_hint"] for r in plain["results"]] != [
+        "eligibility"
+    ] * 3  # the boost made the difference
+
+
+def test_adverse_event_query_routes_ae_tables_into_the_top_5(stack: ApiStack) -> None:
+    query = "side effects of the treatment"
+    plain = search(stack, {"query": query, "size": 5, "boosts": False})
+    boosted = search(stack, {"query": query, "size": 5})
+    assert all(r["is_table"] and r["intent_hint"] == "ae" for r in boosted["results"])
+    assert not all(r["is_table"] for r in plain["results"])
+
+
+def test_a_query_without_intent_gets_no_boost(stack: ApiStack) -> None:
+    answer = search(stack, {"query": "bacterial genome sequencing"})
+    assert answer["metadata"]["intents"] == [] and answer["metadata"]["boosts"] == []
+
+
+def test_filters_restrict_every_result(stack: ApiStack) -> None:
+    pmc = search(stack, {"query": "adverse events", "filters": {"source": ["pmc"]}, "size": 20})
+    assert pmc["results"] and {r["source"] for r in pmc["results"]} == {"pmc"}
+    ae = search(stack, {"query": "patients", "filters": {"intent": ["ae"]}, "size": 20})
+    assert ae["results"] and {r["intent_hint"] for r in ae["results"]} == {"ae"}
+    dated = search(
+        stack,
+        {"query": "patients", "filters": {"publication_date": {"gte": "2015-01-01"}}, "size": 20},
+    )
+    assert all(r["publication_date"] is None or r["publication_date"] >= "2015" for r in dated["results"])
+    assert all(r["publication_date"] is not None for r in dated["results"])
+
+
+def test_pages_concatenate_to_the_unpaginated_list(stack: ApiStack) -> None:
+    body = {"query": "randomized trial of insulin", "fusion_method": "rrf"}
+    whole = [r["chunk_id"] for r in search(stack, {**body, "size": 15})["results"]]
+    pages = [search(stack, {**body, "from": start, "size": 5})["results"] for start in (0, 5, 10)]
+    paged = [r["chunk_id"] for page in pages for r in page]
+    assert paged == whole and len(set(paged)) == 15
+
+
+def test_highlights_point_at_the_query_words(stack: ApiStack) -> None:
+    answer = search(stack, {"query": "serious adverse events", "size": 10})
+    spans = 0
+    for result in answer["results"]:
+        for span in result["highlights"]:
+            assert result["text"][span["start"] : span["end"]] == span["text"]
+            assert any(word in span["text"].lower() for word in ("serious", "advers", "event"))
+            spans += 1
+    assert spans >= 10
+
+
+def test_document_granularity_gives_each_document_once_with_its_best_chunks(stack: ApiStack) -> None:
+    answer = search(
+        stack, {"query": "adverse events of the study drug", "granularity": "document", "size": 8}
+    )
+    docs = [d["doc_id"] for d in answer["results"]]
+    assert len(docs) == len(set(docs)) == 8
+    for document in answer["results"]:
+        chunk_scores = [c["score"] for c in document["chunks"]]
+        assert chunk_scores == sorted(chunk_scores, reverse=True)
+        assert document["score"] == pytest.approx(chunk_scores[0])
+        assert {c["doc_id"] for c in document["chunks"]} == {document["doc_id"]}
+
+
+def test_get_and_retrieve_forms_answer_like_post(stack: ApiStack) -> None:
+    posted = search(stack, {"query": "insulin dose", "size": 5})
+    got = stack.client().get("/v1/search?q=insulin+dose&k=5", headers=A).get_json()
+    retrieved = (
+        stack.client().post("/retrieve", json={"query": "insulin dose", "topK": 5}, headers=A).get_json()
+    )
+    ids = [r["chunk_id"] for r in posted["results"]]
+    assert [r["chunk_id"] for r in got["results"]] == ids
+    assert [r["chunk_id"] for r in retrieved["results"]] == ids
+
+
+def test_rewrite_returns_the_request_search_sends(stack: ApiStack, client: OpenSearch) -> None:
+    body = {"query": "exclusion criteria pregnancy", "size": 10, "fusion_method": "weighted"}
+    rewritten = stack.client().post("/v1/rewrite", json=body, headers=A).get_json()
+    assert rewritten["index"] == f"{stack.prefix}-*"
+    assert rewritten["body"]["search_pipeline"] == rewritten["pipeline"]
+    direct = client.search(index=rewritten["index"], body=rewritten["body"], params=rewritten["params"])
+    via_api = search(stack, body)
+    assert [h["_id"] for h in direct["hits"]["hits"]] == [r["chunk_id"] for r in via_api["results"]]
+
+
+def test_rerank_reorders_by_the_rerank_model(stack: ApiStack) -> None:
+    answer = search(
+        stack, {"query": "serious adverse events", "rerank": True, "rerank_top_n": 30, "size": 10}
+    )
+    meta = answer["metadata"]
+    assert meta["reranked"] is True and meta["reranker_error"] is None
+    assert meta["reranker_model"] == stack.settings.models.rerank
+    scores = [r["component_scores"]["reranker"] for r in answer["results"]]
+    assert all(s is not None for s in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_bad_requests_name_the_problem(stack: ApiStack) -> None:
+    cases = [
+        (
+            {
+                "query": "x",
+                "fusion_method": "weighted",
+                "weights": {"bm25": 0.9, "splade": 0.3, "dense": 0.3},
+            },
+            "sum",
+        ),
+        ({"query": "x", "components": []}, "components"),
+        ({"query": "x", "tenant_id": "tenant-b"}, "tenant_id"),
+        ({"query": ""}, "query"),
+        ({"size": 3}, "query"),
+    ]
+    for body, word in cases:
+        answer = search(stack, body, status=400)
+        assert word in answer["error"]["message"], answer
+    raw = stack.client().post(
+        "/v1/search", data="{not json", headers={**A, "Content-Type": "application/json"}
+    )
+    assert raw.status_code == 400 and "JSON" in raw.get_json()["error"]["message"]
+
+
+def test_metrics_count_searches_components_and_intents(stack: ApiStack) -> None:
+    search(stack, {"query": "side effects of the treatment"})
+    text = stack.client().get("/metrics").get_data(as_text=True)
+    assert 'biohybrid_api_request_seconds_count{endpoint="/v1/search",status="200"}' in text
+    assert 'biohybrid_api_component_seconds_count{component="dense"}' in text
+    assert 'biohybrid_api_intent_detections_total{intent="adverse_events"}' in text
+    assert 'biohybrid_api_topk_component_hits_total{component="bm25"}' in text

@@ -1,0 +1,223 @@
+"""Clinical intents: the packaged YAML, detection and confidence, boost planning, clause wrapping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from control_plane.search.intents import (
+    DEFAULT_INTENTS_FILE,
+    Boost,
+    DetectedIntent,
+    IntentConfig,
+    IntentConfigError,
+    UnknownIntentError,
+    boost_clause,
+    detect_intents,
+    intents_from_override,
+    load_intent_config,
+    parse_intent_config,
+    plan_boosts,
+)
+
+
+@pytest.fixture(scope="module")
+def config() -> IntentConfig:
+    return load_intent_config(DEFAULT_INTENTS_FILE)
+
+
+def _by_name(intents: list[DetectedIntent]) -> dict[str, DetectedIntent]:
+    return {intent.name: intent for intent in intents}
+
+
+def test_packaged_file_holds_the_spec_factors(config: IntentConfig) -> None:
+    factors = {name: rule.boost for name, rule in config.intents.items()}
+    assert factors == {
+        "eligibility": 3.0,
+        "adverse_events": 2.0,
+        "dosage": 1.5,
+        "results": 2.0,
+        "methods": 1.5,
+        "indications": 1.5,
+        "tabular": 1.0,
+    }
+    assert config.intents["results"].targets == ("results", "outcome", "endpoint")
+    assert config.intents["eligibility"].restrict_to_sources == ()
+
+
+def test_a_phrase_counts_0_9_and_its_inner_cue_words_are_not_counted_again(config: IntentConfig) -> None:
+    (detected,) = detect_intents("What are the Inclusion Criteria?", config)
+    assert (detected.name, detected.matched) == ("eligibility", ("Inclusion Criteria",))
+    assert detected.confidence == pytest.approx(0.9)
+
+
+def test_one_cue_word_is_0_6_and_two_raise_it_to_0_84(config: IntentConfig) -> None:
+    one = _by_name(detect_intents("warfarin toxicity", config))
+    two = _by_name(detect_intents("warfarin toxicity and safety", config))
+    assert one["adverse_events"].confidence == pytest.approx(0.6)
+    assert two["adverse_events"].confidence == pytest.approx(1 - 0.4 * 0.4)
+    assert two["adverse_events"].matched == ("toxicity", "safety")
+
+
+def test_phrase_plus_cue_is_0_96(config: IntentConfig) -> None:
+    detected = _by_name(detect_intents("adverse events and toxicity", config))
+    assert detected["adverse_events"].confidence == pytest.approx(1 - 0.1 * 0.4)
+
+
+def test_inflections_and_hyphens_match(config: IntentConfig) -> None:
+    detected = _by_name(detect_intents("Side-Effects, dosing and outcomes", config))
+    assert detected["adverse_events"].matched == ("Side-Effects",)
+    assert detected["dosage"].matched == ("dosing",)
+    assert detected["results"].matched == ("outcomes",)
+
+
+def test_whole_words_only(config: IntentConfig) -> None:
+    # "rate" is a tabular cue; it must not fire inside "moderated".
+    assert detect_intents("moderated dialogue about metformin", config) == []
+
+
+def test_several_intents_most_confident_first(config: IntentConfig) -> None:
+    detected = detect_intents("How many patients had adverse events? eligibility", config)
+    assert [(i.name, round(i.confidence, 2)) for i in detected] == [
+        ("adverse_events", 0.9),
+        ("tabular", 0.9),
+        ("eligibility", 0.6),
+    ]
+
+
+def test_no_cue_no_intent(config: IntentConfig) -> None:
+    assert detect_intents("vitamin D and breast cancer", config) == []
+
+
+def test_override_gives_confidence_1_and_refuses_unknown_names(config: IntentConfig) -> None:
+    assert intents_from_override(["tabular", "eligibility", "tabular"], config) == [
+        DetectedIntent("tabular", 1.0),
+        DetectedIntent("eligibility", 1.0),
+    ]
+    with pytest.raises(UnknownIntentError, match=r"\['safety'\].*adverse_events"):
+        intents_from_override(["safety"], config)
+
+
+def test_intent_boost_is_factor_times_confidence(config: IntentConfig) -> None:
+    boosts = plan_boosts([DetectedIntent("eligibility", 0.9)], config)
+    assert [(b.field, b.values, round(b.factor, 6), b.intent) for b in boosts] == [
+        ("intent_hint", ("eligibility",), 2.7, "eligibility")
+    ]
+
+
+def test_a_boost_never_demotes(config: IntentConfig) -> None:
+    # methods 1.5 x 0.6 = 0.9 < 1: no boost at all (never a factor below 1).
+    assert plan_boosts([DetectedIntent("methods", 0.6)], config) == []
+    assert plan_boosts([DetectedIntent("methods", 0.9)], config)[0].factor == pytest.approx(1.35)
+
+
+def test_tabular_routes_to_tables_with_1_plus_2c(config: IntentConfig) -> None:
+    boosts = plan_boosts([DetectedIntent("tabular", 0.6)], config)
+    assert [(b.field, b.values, round(b.factor, 6)) for b in boosts] == [("is_table", (True,), 2.2)]
+
+
+def test_adverse_events_route_tables_and_ae_chunks_the_larger_factor_wins(config: IntentConfig) -> None:
+    # intent boost 2.0 x 0.6 = 1.2 vs routing 1 + 2 x 0.6 = 2.2 for ae chunks: 2.2; tables 2.2.
+    boosts = plan_boosts([DetectedIntent("adverse_events", 0.6)], config)
+    assert [(b.field, b.values, round(b.factor, 6)) for b in boosts] == [
+        ("intent_hint", ("ae",), 2.2),
+        ("is_table", (True,), 2.2),
+    ]
+
+
+def test_tables_take_the_strongest_routing_not_the_product(config: IntentConfig) -> None:
+    boosts = plan_boosts([DetectedIntent("tabular", 0.9), DetectedIntent("adverse_events", 0.6)], config)
+    table = [b for b in boosts if b.field == "is_table"]
+    assert [(round(b.factor, 6), b.intent) for b in table] == [(2.8, "tabular")]
+
+
+def test_manual_tabular_gives_3(config: IntentConfig) -> None:
+    boosts = plan_boosts([], config, manual_tabular=True)
+    assert [(b.field, b.values, b.factor, b.intent) for b in boosts] == [
+        ("is_table", (True,), 3.0, "tabular")
+    ]
+
+
+def test_no_intent_no_boost(config: IntentConfig) -> None:
+    assert plan_boosts([], config) == []
+
+
+def test_plan_refuses_an_intent_the_config_lacks(config: IntentConfig) -> None:
+    with pytest.raises(UnknownIntentError, match="nausea"):
+        plan_boosts([DetectedIntent("nausea", 0.9)], config)
+
+
+BOOSTS = [
+    Boost("intent_hint", ("eligibility",), 2.7, "r", "eligibility"),
+    Boost("is_table", (True,), 2.2, "r", "tabular"),
+    Boost("intent_hint", ("results", "outcome"), 1.5, "r", "results"),
+]
+FUNCTIONS = [
+    {"filter": {"term": {"intent_hint": "eligibility"}}, "weight": 2.7},
+    {"filter": {"term": {"is_table": True}}, "weight": 2.2},
+    {"filter": {"terms": {"intent_hint": ["results", "outcome"]}}, "weight": 1.5},
+]
+
+
+def _wrapped(inner: dict[str, Any], name: str) -> dict[str, Any]:
+    return {
+        "function_score": {
+            "query": inner,
+            "functions": FUNCTIONS,
+            "score_mode": "multiply",
+            "boost_mode": "multiply",
+            "_name": name,
+        }
+    }
+
+
+def test_boost_clause_moves_a_top_level_name() -> None:
+    clause = {"multi_match": {"query": "q", "fields": ["text"], "_name": "bm25"}}
+    assert boost_clause(clause, BOOSTS) == _wrapped(
+        {"multi_match": {"query": "q", "fields": ["text"]}}, "bm25"
+    )
+    assert clause["multi_match"]["_name"] == "bm25"  # the input is left as it was
+
+
+@pytest.mark.parametrize("kind", ["neural", "knn", "neural_sparse"])
+def test_boost_clause_moves_a_field_level_name(kind: str) -> None:
+    clause = {kind: {"embedding": {"query_text": "q", "k": 5, "_name": "dense"}}}
+    assert boost_clause(clause, BOOSTS) == _wrapped(
+        {kind: {"embedding": {"query_text": "q", "k": 5}}}, "dense"
+    )
+
+
+def test_boost_clause_named_bool() -> None:
+    clause = {"bool": {"must": [{"knn": {"embedding": {"vector": [1.0], "k": 3}}}], "_name": "dense"}}
+    inner = {"bool": {"must": [{"knn": {"embedding": {"vector": [1.0], "k": 3}}}]}}
+    assert boost_clause(clause, BOOSTS) == _wrapped(inner, "dense")
+
+
+def test_boost_clause_without_name_or_boosts() -> None:
+    clause = {"match": {"text": "q"}}
+    assert "_name" not in boost_clause(clause, BOOSTS)["function_score"]
+    assert boost_clause(clause, []) == clause
+
+
+def test_bad_file_names_the_key(tmp_path: Path) -> None:
+    data = yaml.safe_load(DEFAULT_INTENTS_FILE.read_text(encoding="utf-8"))
+    data["intents"]["eligibility"]["boost"] = 0.5
+    data["intents"]["dosage"]["targets"] = ["dose"]
+    with pytest.raises(IntentConfigError) as caught:
+        parse_intent_config(data)
+    assert "intents.eligibility.boost" in str(caught.value)
+    assert "intents.dosage.targets.0" in str(caught.value)
+
+
+def test_unknown_key_and_missing_file_are_reported(tmp_path: Path) -> None:
+    with pytest.raises(IntentConfigError, match=r"intents\.methods\.phrase\b"):
+        parse_intent_config({"intents": {"methods": {"phrase": ["design"]}}})
+    with pytest.raises(IntentConfigError, match="not found"):
+        load_intent_config(tmp_path / "absent.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("intents: [unclosed", encoding="utf-8")
+    with pytest.raises(IntentConfigError, match="not valid YAML"):
+        load_intent_config(bad)

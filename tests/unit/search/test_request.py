@@ -1,0 +1,97 @@
+from typing import Any
+
+import pytest
+
+from control_plane.config.settings import Settings
+from control_plane.search.request import QueryEncodings, build_request, fetch_window, filter_clauses
+from control_plane.search.spec import Filters, SearchSpec
+
+ENCODINGS = QueryEncodings(dense_vector=[0.1, 0.2], sparse_tokens={"statin": 1.5})
+WEIGHTS = {"bm25": 0.3, "splade": 0.35, "dense": 0.35}
+
+
+def _build(spec: SearchSpec, **kwargs: Any) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "tenant_id": "t1",
+        "index": "chunks-*",
+        "components": spec.components,
+        "weights": WEIGHTS,
+        "encodings": ENCODINGS,
+    }
+    options.update(kwargs)
+    return build_request(spec, Settings(), **options).body
+
+
+def test_sub_queries_are_named_and_in_component_order() -> None:
+    body = _build(SearchSpec(query="statin"))
+    bm25, splade, dense = body["query"]["hybrid"]["queries"]
+    assert bm25["multi_match"]["_name"] == "bm25"
+    assert splade["neural_sparse"]["sparse_terms"] == {"query_tokens": {"statin": 1.5}, "_name": "splade"}
+    assert dense["bool"]["_name"] == "dense"
+    knn = dense["bool"]["must"][0]["knn"]["embedding"]
+    assert knn["vector"] == [0.1, 0.2] and knn["k"] == 100
+
+
+def test_tenant_filter_is_on_the_hybrid_query_and_inside_knn() -> None:
+    body = _build(SearchSpec(query="statin"))
+    hybrid_filter = body["query"]["hybrid"]["filter"]["bool"]["filter"]
+    assert hybrid_filter[0] == {"term": {"tenant_id": "t1"}}
+    knn = body["query"]["hybrid"]["queries"][2]["bool"]["must"][0]["knn"]["embedding"]
+    assert knn["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "t1"}}
+
+
+def test_user_filters_follow_the_tenant() -> None:
+    filters = Filters.model_validate(
+        {"source": ["ctgov"], "intent": ["ae"], "publication_date": {"gte": "2020-01-01"}}
+    )
+    assert filter_clauses("t1", filters) == [
+        {"term": {"tenant_id": "t1"}},
+        {"terms": {"source": ["ctgov"]}},
+        {"terms": {"intent_hint": ["ae"]}},
+        {"range": {"publication_date": {"gte": "2020-01-01"}}},
+    ]
+
+
+def test_weighted_pipeline_gets_the_weights_of_the_components_in_use() -> None:
+    spec = SearchSpec(query="q", components=("bm25", "dense"), fusion_method="weighted")
+    body = _build(spec, weights={"bm25": 0.4, "dense": 0.6})
+    processor = body["search_pipeline"]["phase_results_processors"][0]["normalization-processor"]
+    assert processor["combination"]["parameters"]["weights"] == [0.4, 0.6]
+    assert len(body["query"]["hybrid"]["queries"]) == 2
+
+
+def test_rrf_pipeline_carries_the_rank_constant() -> None:
+    body = _build(SearchSpec(query="q", rank_constant=20))
+    processor = body["search_pipeline"]["phase_results_processors"][0]["score-ranker-processor"]
+    assert processor["combination"] == {"technique": "rrf", "rank_constant": 20}
+
+
+def test_rerank_adds_the_processor_the_query_context_and_the_depth() -> None:
+    body = _build(SearchSpec(query="q", rerank=True), rerank_model_id="m1", rerank_top_n=50)
+    rerank = body["search_pipeline"]["response_processors"][-1]["rerank"]
+    assert rerank["ml_opensearch"] == {"model_id": "m1"}
+    assert body["ext"] == {"rerank": {"query_context": {"query_text": "q"}}}
+    assert body["size"] == 50
+
+
+def test_pages_are_slices_of_one_list_fetched_from_the_top() -> None:
+    body = _build(SearchSpec.model_validate({"query": "q", "from": 20, "size": 10}))
+    assert (body["from"], body["size"]) == (0, 30)
+    assert fetch_window(SearchSpec(query="q", granularity="document"), 100) == 300
+
+
+def test_boosts_wrap_each_sub_query() -> None:
+    body = _build(SearchSpec(query="q"), boost=lambda clause: {"wrapped": clause})
+    assert all("wrapped" in q for q in body["query"]["hybrid"]["queries"])
+
+
+def test_a_dense_component_without_a_vector_is_an_error() -> None:
+    with pytest.raises(ValueError, match="query vector"):
+        _build(SearchSpec(query="q"), encodings=QueryEncodings(sparse_tokens={"a": 1.0}))
+
+
+def test_doc_only_sparse_sends_the_text_and_the_tokenizer_model() -> None:
+    encodings = QueryEncodings(dense_vector=[0.1], sparse_model_id="tok")
+    body = _build(SearchSpec(query="statin", components=("splade",)), encodings=encodings)
+    sparse = body["query"]["hybrid"]["queries"][0]["neural_sparse"]["sparse_terms"]
+    assert sparse == {"query_text": "statin", "model_id": "tok", "_name": "splade"}

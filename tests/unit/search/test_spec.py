@@ -1,0 +1,48 @@
+import pytest
+from pydantic import ValidationError
+
+from control_plane.search.spec import SearchSpec
+
+
+def test_defaults_search_every_component_with_rrf() -> None:
+    spec = SearchSpec(query="statin myopathy")
+    assert spec.components == ("bm25", "splade", "dense")
+    assert spec.fusion_method == "rrf"
+    assert (spec.from_, spec.size, spec.candidate_depth) == (0, 10, 100)
+
+
+def test_components_come_back_in_sub_query_order() -> None:
+    assert SearchSpec(query="q", components=("dense", "bm25")).components == ("bm25", "dense")
+
+
+@pytest.mark.parametrize("components", [(), ("bm25", "bm25"), ("bm25", "colbert")])
+def test_bad_components_are_refused(components: tuple[str, ...]) -> None:
+    with pytest.raises(ValidationError):
+        SearchSpec(query="q", components=components)  # type: ignore[arg-type]
+
+
+def test_weights_must_sum_to_one_within_a_hundredth() -> None:
+    SearchSpec(query="q", fusion_method="weighted", weights={"bm25": 0.305, "splade": 0.35, "dense": 0.35})
+    with pytest.raises(ValidationError, match="sum to 1"):
+        SearchSpec(query="q", fusion_method="weighted", weights={"bm25": 0.5, "splade": 0.35, "dense": 0.35})
+
+
+def test_weights_must_name_the_components_searched() -> None:
+    with pytest.raises(ValidationError, match="exactly the components"):
+        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.5, "splade": 0.5})
+
+
+def test_unknown_fields_such_as_a_tenant_are_refused() -> None:
+    with pytest.raises(ValidationError, match="tenant_id"):
+        SearchSpec.model_validate({"query": "q", "tenant_id": "other"})
+
+
+def test_from_is_accepted_under_its_json_name() -> None:
+    assert SearchSpec.model_validate({"query": "q", "from": 20}).from_ == 20
+
+
+def test_a_date_range_must_be_ordered() -> None:
+    with pytest.raises(ValidationError, match="after"):
+        SearchSpec.model_validate(
+            {"query": "q", "filters": {"publication_date": {"gte": "2020-01-01", "lte": "2019-01-01"}}}
+        )

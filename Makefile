@@ -14,7 +14,10 @@ export BIOHYBRID_CONFIG ?= $(abspath $(LOCAL_CONFIG))
 DEMO_INDEX := chunks-demo
 DEMO_SOURCES := pmc ctgov
 
-.PHONY: help setup run test lint unit integration node-up node-down service-up service-down status demo clean
+DEMO_KEY := demo-search-key
+EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
+
+.PHONY: help setup run test lint unit integration node-up node-down service-up service-down api-up api-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,18 +46,28 @@ service-up: setup ## start the inference service in the background (reused if ru
 service-down: setup ## stop the inference service
 	$(BIN)/biohybrid service stop
 
+api-up: setup ## start the control API on port 8600 in the background (reused if running)
+	BIOHYBRID_EVAL_CONFIG=$(abspath $(EVAL_LOCAL_CONFIG)) $(BIN)/biohybrid api start
+
+api-down: setup ## stop the control API
+	$(BIN)/biohybrid api stop
+
 run: node-up service-up ## everything: node, models, pipelines, demo corpus, status, example queries
 	$(BIN)/biohybrid --log-format text apply
 	$(BIN)/biohybrid --log-format text models register
 	$(BIN)/biohybrid --log-format text verify
 	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX) --strategy section
+	$(BIN)/biohybrid --log-format text ingest nfcorpus --index chunks-nfcorpus
+	@$(MAKE) --no-print-directory api-up
 	$(BIN)/biohybrid --log-format text status
 	@$(MAKE) --no-print-directory demo
 
-demo: setup ## example plain-text queries through the fusion and rerank pipelines
+demo: setup ## example queries: straight to OpenSearch's pipelines, then through the control API
 	$(BIN)/biohybrid query "exclusion criteria pregnancy" --index $(DEMO_INDEX) --pipeline hybrid-rrf
 	$(BIN)/biohybrid query "serious adverse events of the study drug" --index $(DEMO_INDEX) --pipeline hybrid-minmax
 	$(BIN)/biohybrid query "dose of the intervention in mg" --index $(DEMO_INDEX) --pipeline hybrid-rrf-rerank
+	$(BIN)/biohybrid search "side effects of the treatment" --key $(DEMO_KEY)
+	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --rerank
 
 lint: setup ## ruff and mypy
 	$(BIN)/ruff check control_plane model_artifacts tests
@@ -70,5 +83,5 @@ integration: setup ## integration tests against the local node
 test: lint ## lint, then every test (unit and integration)
 	$(BIN)/pytest
 
-clean: service-down node-down ## stop the service and the node, remove the project-local installs
+clean: api-down service-down node-down ## stop the API, the service and the node, remove the project-local installs
 	rm -rf .local .venv

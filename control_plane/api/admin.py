@@ -17,6 +17,9 @@ from control_plane.api.auth import Principal
 from control_plane.api.jobs import JobRegistry
 from control_plane.cluster.manage import apply_resources, verify_resources
 from control_plane.config.settings import Settings
+from control_plane.evaluation.api import evaluate_job
+from control_plane.evaluation.gauges import EvaluationGauges
+from control_plane.evaluation.settings import EvaluationSettings
 from control_plane.mlcommons.registry import deployed_model_ids, models_status
 from control_plane.resources.catalog import load_resources
 from control_plane.search.service import SearchService
@@ -37,6 +40,8 @@ def register_admin_routes(
     client: OpenSearch,
     service: SearchService,
     require_admin: Callable[[], Principal],
+    evaluation: EvaluationSettings,
+    gauges: EvaluationGauges,
 ) -> None:
     jobs = JobRegistry()
     app.extensions["biohybrid.jobs"] = jobs
@@ -71,10 +76,10 @@ def register_admin_routes(
     @app.post("/v1/evaluate")
     def evaluate() -> Response:
         who = require_admin()
-        from control_plane.evaluation.api import evaluate_job
-
         body = request.get_json(force=True, silent=False)
-        work = evaluate_job(body, settings, client, service, who.tenant)
+        work = evaluate_job(
+            body, settings, client, service, who.tenant, gauges=gauges, evaluation_settings=evaluation
+        )
         job = jobs.submit("evaluate", who.tenant, work)
         return _json(job.to_dict(), 202)
 

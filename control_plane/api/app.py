@@ -27,6 +27,9 @@ from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
 from control_plane.config.settings import Settings
+from control_plane.evaluation.gauges import EvaluationGauges
+from control_plane.evaluation.schedule import start_evaluation_schedule
+from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
 from control_plane.opensearch.client import make_client
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService, SearchUnavailableError
@@ -36,15 +39,23 @@ log = logging.getLogger(__name__)
 
 
 def create_app(
-    settings: Settings, client: OpenSearch | None = None, service: SearchService | None = None
+    settings: Settings,
+    client: OpenSearch | None = None,
+    service: SearchService | None = None,
+    evaluation: EvaluationSettings | None = None,
 ) -> Flask:
+    """The app; with ``evaluation.schedule.enabled`` it also starts the scheduled evaluation, whose
+    gauges share the app's /metrics."""
     app = Flask(__name__)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     client = client or make_client(settings.opensearch)
     service = service or SearchService(client, settings)
+    evaluation = evaluation or load_evaluation_settings()
     metrics = ApiMetrics.create()
+    eval_gauges = EvaluationGauges(metrics.registry, evaluation.alert.metric)
     app.extensions["biohybrid.metrics"] = metrics
     app.extensions["biohybrid.service"] = service
+    app.extensions["biohybrid.scheduler"] = start_evaluation_schedule(service, evaluation, eval_gauges)
 
     def principal(role: Role) -> Principal:
         who = authenticate(dict(request.headers), settings.api.keys)
@@ -121,7 +132,7 @@ def create_app(
         answer["component_errors"] = plan.component_errors
         return _json(answer)
 
-    register_admin_routes(app, settings, client, service, lambda: principal("admin"))
+    register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
 
     @app.errorhandler(AuthError)
     def auth_error(exc: AuthError) -> Response:

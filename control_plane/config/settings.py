@@ -164,8 +164,8 @@ def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | N
     data = _read_yaml(DEFAULTS_FILE)
     chosen = path if path is not None else env.get(ENV_CONFIG_FILE)
     if chosen:
-        _deep_merge(data, _read_yaml(Path(chosen)))
-    _deep_merge(data, _env_overrides(env))
+        merge_settings(data, _read_yaml(Path(chosen)))
+    merge_settings(data, env_overrides(env))
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
@@ -187,12 +187,13 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return loaded
 
 
-def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
+def env_overrides(env: Mapping[str, str], prefix: str = ENV_PREFIX) -> dict[str, Any]:
+    """``PREFIXSECTION__KEY=value`` variables as a nested mapping (values parsed as YAML scalars)."""
     overrides: dict[str, Any] = {}
     for name, raw in env.items():
-        if not name.startswith(ENV_PREFIX):
+        if not name.startswith(prefix):
             continue
-        keys = [part.lower() for part in name[len(ENV_PREFIX) :].split("__") if part]
+        keys = [part.lower() for part in name[len(prefix) :].split("__") if part]
         node = overrides
         for key in keys[:-1]:
             node = node.setdefault(key, {})
@@ -200,9 +201,10 @@ def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
     return overrides
 
 
-def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> None:
+def merge_settings(base: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    """Merge ``extra`` into ``base`` in place, mappings key by key, anything else replaced."""
     for key, value in extra.items():
         if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _deep_merge(base[key], value)
+            merge_settings(base[key], value)
         else:
             base[key] = value

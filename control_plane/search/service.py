@@ -133,6 +133,7 @@ class SearchService:
             encodings=plan.encodings,
             boost=plan.intents.wrap,
             rerank_model_id=rerank_id,
+            rerank_top_n=plan.spec.rerank_top_n,
             profile=plan.spec.profile,
         )
 

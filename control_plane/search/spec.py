@@ -52,7 +52,7 @@ class SearchSpec(BaseModel):
     components: tuple[Component, ...] = COMPONENT_ORDER  # type: ignore[assignment]
     fusion_method: FusionMethod = "rrf"
     weights: dict[Component, float] | None = None
-    rank_constant: int = Field(60, ge=1)
+    rank_constant: int = Field(60, ge=1, le=10000, description="RRF k (OpenSearch accepts 1 to 10000)")
     rerank: bool = False
     rerank_top_n: int | None = Field(None, ge=1, le=500)
     boosts: bool = Field(True, description="clinical intent and table-routing boosts")
@@ -73,6 +73,24 @@ class SearchSpec(BaseModel):
         if len(set(value)) != len(value):
             raise ValueError(f"components repeat a name: {list(value)}")
         return tuple(name for name in COMPONENT_ORDER if name in value)
+
+    @model_validator(mode="after")
+    def _page_within_candidates(self) -> SearchSpec:
+        """Pages are cut from one fused list of at most candidate_depth hits per component (or the
+        rerank depth): a page past its end is a client error, not an empty answer."""
+        window = self.candidate_depth * len(self.components)
+        if self.from_ + self.size > window:
+            raise ValueError(
+                f"from + size ({self.from_ + self.size}) is past the fused candidate list "
+                f"({self.candidate_depth} per component x {len(self.components)} = {window}); raise "
+                "candidate_depth or ask for an earlier page"
+            )
+        if self.rerank and self.rerank_top_n is not None and self.from_ + self.size > self.rerank_top_n:
+            raise ValueError(
+                f"from + size ({self.from_ + self.size}) is past the reranked list (rerank_top_n "
+                f"{self.rerank_top_n})"
+            )
+        return self
 
     @model_validator(mode="after")
     def _weights(self) -> SearchSpec:

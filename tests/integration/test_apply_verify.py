@@ -17,7 +17,7 @@ def test_second_apply_changes_nothing_and_verify_is_clean(client: OpenSearch, ap
     resources = load_resources(applied)
     results = apply_resources(client, applied, resources)
     assert {r.action for r in results} == {Action.UNCHANGED}
-    assert len(results) == len(resources) == 7
+    assert len(results) == len(resources) == 8
     assert all(not diffs for diffs in verify_resources(client, resources).values())
 
 

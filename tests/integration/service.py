@@ -1,5 +1,5 @@
 """Run the project's inference service (real ONNX models) on a free port, through the same
-background-process code `biohybrid service start|stop` uses."""
+background-process code `biohybrid service start|stop` uses; register the models behind it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from opensearchpy import OpenSearch
+
+from control_plane.cluster.manage import apply_resources
+from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.inference import daemon
+from control_plane.mlcommons.registry import register_models
+from control_plane.resources.catalog import load_resources
 
 
 def free_port() -> int:
@@ -27,3 +33,20 @@ def running_service(timeout_s: float = 120.0) -> Iterator[str]:
             yield url
         finally:
             daemon.stop(state_dir)
+
+
+@contextmanager
+def registered_models(client: OpenSearch) -> Iterator[Settings]:
+    """The local settings with the models registered in ml-commons behind a fresh inference service,
+    and the pipelines applied with their ids. On exit the models are registered again as `make run`
+    has them (the configured service URL), so no test leaves them pointing at a stopped service."""
+    with running_service() as url:
+        settings = load_settings(LOCAL_FILE, environ={"BIOHYBRID__MODELS__SERVICE_URL": url})
+        ids = {m.role: m.model_id for m in register_models(client, settings)}
+        apply_resources(client, settings, load_resources(settings, ids))
+        try:
+            yield settings
+        finally:
+            local = load_settings(LOCAL_FILE, environ={})
+            restored = {m.role: m.model_id for m in register_models(client, local)}
+            apply_resources(client, local, load_resources(local, restored))

@@ -201,3 +201,18 @@ def test_metrics_count_searches_components_and_intents(stack: ApiStack) -> None:
     assert 'biohybrid_api_component_seconds_count{component="dense"}' in text
     assert 'biohybrid_api_intent_detections_total{intent="adverse_events"}' in text
     assert 'biohybrid_api_topk_component_hits_total{component="bm25"}' in text
+
+
+def test_neighbour_merging_keeps_offsets_consistent(stack: ApiStack) -> None:
+    body = {"query": "adverse events serious nausea vomiting", "size": 20, "components": ["bm25"]}
+    plain = search(stack, body)
+    merged = search(stack, {**body, "merge_neighbours": True})
+    plain_ids = [r["chunk_id"] for r in plain["results"]]
+    for result in merged["results"]:
+        assert result["end"] - result["start"] == len(result["text"])
+        members = result["merged_from"] or [result["chunk_id"]]
+        assert result["chunk_id"] in members
+        assert len({m.split(":chunk:")[0] for m in members}) == 1  # never across documents
+    kept = [r["chunk_id"] for r in merged["results"]]
+    # Merging only removes or absorbs hits: what is kept keeps its relative order.
+    assert [c for c in plain_ids if c in kept] == [c for c in kept if c in plain_ids]

@@ -30,6 +30,7 @@ def test_sub_queries_are_named_and_in_component_order() -> None:
     assert dense["bool"]["_name"] == "dense"
     knn = dense["bool"]["must"][0]["knn"]["embedding"]
     assert knn["vector"] == [0.1, 0.2] and knn["k"] == 100
+    assert knn["method_parameters"] == {"ef_search": 200}  # max(settings ef_search 200, k 100)
 
 
 def test_tenant_filter_is_on_the_hybrid_query_and_inside_knn() -> None:

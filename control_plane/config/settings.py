@@ -164,29 +164,34 @@ class Settings(_Strict):
 def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Load defaults, then the given (or $BIOHYBRID_CONFIG) file, then BIOHYBRID__* variables."""
     env = os.environ if environ is None else environ
-    data = _read_yaml(DEFAULTS_FILE)
+    data = read_yaml_mapping(DEFAULTS_FILE)
     chosen = path if path is not None else env.get(ENV_CONFIG_FILE)
     if chosen:
-        merge_settings(data, _read_yaml(Path(chosen)))
+        merge_settings(data, read_yaml_mapping(Path(chosen)))
     merge_settings(data, env_overrides(env))
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid configuration: {problems}") from None
+        raise ConfigError(f"invalid configuration: {describe_errors(exc)}") from None
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def describe_errors(exc: ValidationError) -> str:
+    """A validation error as ``dotted.key: problem; ...`` (what every settings file's errors say)."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+def read_yaml_mapping(path: Path, what: str = "configuration file") -> dict[str, Any]:
+    """A YAML file that must hold a mapping; ConfigError naming the file otherwise."""
     if not path.is_file():
-        raise ConfigError(f"configuration file not found: {path}")
+        raise ConfigError(f"{what} not found: {path}")
     try:
         loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
-        raise ConfigError(f"configuration file {path} is not valid YAML: {exc}") from None
+        raise ConfigError(f"{what} {path} is not valid YAML: {exc}") from None
     if not isinstance(loaded, dict):
-        raise ConfigError(f"configuration file {path} must hold a mapping at the top level")
+        raise ConfigError(f"{what} {path} must hold a mapping at the top level")
     return loaded
 
 

@@ -11,11 +11,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from control_plane.config.settings import ConfigError, env_overrides, merge_settings
+from control_plane.config.settings import (
+    ConfigError,
+    describe_errors,
+    env_overrides,
+    merge_settings,
+    read_yaml_mapping,
+)
 from control_plane.evaluation.configurations import EvalConfiguration, resolve_configurations
 from control_plane.evaluation.metrics import metric_by_name
 
@@ -177,19 +182,8 @@ def load_evaluation_settings(
     try:
         return EvaluationSettings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid evaluation settings in {chosen}: {problems}") from None
+        raise ConfigError(f"invalid evaluation settings in {chosen}: {describe_errors(exc)}") from None
 
 
 def _read(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise ConfigError(f"evaluation settings file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"evaluation settings file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"evaluation settings file {path} must hold a mapping at the top level")
-    return data
+    return read_yaml_mapping(path, "evaluation settings file")

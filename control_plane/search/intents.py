@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from control_plane.config.settings import describe_errors
 from control_plane.ingestion.intents import IntentHint
 from control_plane.search.highlights import Atom, atoms, find_sequence
 
@@ -116,10 +117,7 @@ def parse_intent_config(data: Any, source: str = "intents.yaml") -> IntentConfig
     try:
         return IntentConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
-        )
-        raise IntentConfigError(f"invalid intents configuration {source}: {problems}") from None
+        raise IntentConfigError(f"invalid intents configuration {source}: {describe_errors(exc)}") from None
 
 
 def load_intent_config(path: Path = DEFAULT_INTENTS_FILE) -> IntentConfig:

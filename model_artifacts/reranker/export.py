@@ -1,0 +1,408 @@
+"""Export a trained cross-encoder to ONNX (fp32, int8, int8w), check parity, print its manifest entry.
+
+``python -m model_artifacts.reranker.export --run .cache/reranker/run1 [--commit] [--write-manifest]``
+
+Uses the same machinery as ``python -m model_artifacts.build``: the TorchScript exporter (opset 17,
+dynamic batch and sequence axes) and the project's int8 variants (``int8``: onnxruntime dynamic, per
+channel; ``int8w``: int8 weights with per-channel scales, fp32 arithmetic). Parity:
+
+* fixed pairs (the build's fixed texts as queries × passages, truncation included): fp32 ONNX vs PyTorch,
+  max abs diff ≤ 1e-4 or the command fails;
+* dev pairs (first-stage candidates of a fixed sample of NFCorpus dev queries): every variant vs
+  PyTorch: max abs diff, share of passage pairs ordered alike, top-10 overlap, AUC and nDCG@10.
+
+Variants go to ``.cache/models/<name>/<variant>/``; the report to ``<run>/export/<name>.md``.
+``--commit`` copies the runtime variant to model_artifacts/onnx/<name>/ (refused above 25 MB) with the
+report and the PyTorch reference scores (model_artifacts/reference/<name>.npz, for torch-free tests);
+``--write-manifest`` puts the entry into model_artifacts/manifest.yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import yaml
+
+from control_plane.models.artifacts import ArtifactFiles, sha256_file
+from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
+from control_plane.models.loading import LoadedModel
+from control_plane.models.manifest import DEFAULT_MANIFEST, ModelSpec, Source, load_manifest
+from control_plane.models.runtime import OnnxModel
+from control_plane.models.tokenization import BatchTokenizer
+from model_artifacts import export as base_export
+from model_artifacts.manifest_writer import file_digests
+from model_artifacts.parity import TOLERANCE
+from model_artifacts.reranker.data import REPO_ROOT, TrainingData, load_data
+from model_artifacts.reranker.model import (
+    OUTPUT,
+    TOKENIZER_FILE,
+    input_names,
+    load_cross_encoder,
+    torch_scores,
+)
+from model_artifacts.reranker.ranking import dev_metrics, pair_order_agreement, top_k_overlap
+from model_artifacts.reranker.train import validation_queries
+from model_artifacts.texts import FIXED_TEXTS
+
+PROG = "python -m model_artifacts.reranker.export"
+VARIANTS = ("fp32", "int8", "int8w")
+COMMIT_LIMIT_BYTES = 25_000_000
+HERE = Path(__file__).resolve().parents[1]
+FIXED_PAIRS: tuple[Pair, ...] = tuple(itertools.product(FIXED_TEXTS[:4], FIXED_TEXTS[4:]))
+"""Short queries × passages from one sentence to far past any max length: padding and truncation."""
+LICENCE = (
+    "Apache-2.0 (base weights); fine-tuned on NFCorpus train (research and non-commercial use) and SciFact "
+    "train (CC BY-NC 2.0): check those terms before commercial use"
+)
+
+
+@dataclass(frozen=True)
+class VariantParity:
+    variant: str
+    bytes: int
+    sha256: str
+    fixed_max_abs_diff: float
+    dev_max_abs_diff: float
+    dev_pair_order_agreement: float
+    dev_top10_overlap: float
+    dev_auc: float
+    dev_ndcg10: float
+    pairs_per_s: float
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--run", required=True, type=Path, help="training run folder")
+    parser.add_argument("--checkpoint", default="final", help="'final' or a checkpoint such as step-000200")
+    parser.add_argument("--name", help="model name (default: the run config's model_name)")
+    parser.add_argument("--runtime-variant", choices=VARIANTS, default="int8w", help="the variant served")
+    parser.add_argument("--dev-queries", type=int, default=40, help="dev queries in the parity sample")
+    parser.add_argument("--dev-depth", type=int, default=20, help="first-stage passages per dev query")
+    parser.add_argument("--cache", type=Path, default=REPO_ROOT / ".cache" / "models", help="variant folders")
+    parser.add_argument(
+        "--commit", action="store_true", help="copy the runtime variant to model_artifacts/onnx"
+    )
+    parser.add_argument("--write-manifest", action="store_true", help="write the entry into manifest.yaml")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    record = json.loads((args.run / "train.json").read_text(encoding="utf-8"))
+    config = record["config"]
+    name = args.name or config["model_name"]
+    folder = args.run / "final" if args.checkpoint == "final" else args.run / "checkpoints" / args.checkpoint
+    if not (folder / TOKENIZER_FILE).is_file():
+        print(f"error: {folder} holds no trained model (train first, or pick a checkpoint)", file=sys.stderr)
+        return 2
+    data = load_data(Path(record["data"]["folder"]))
+    model = load_cross_encoder(folder).eval()
+    tokenizer = BatchTokenizer.from_file(folder / TOKENIZER_FILE, int(config["max_length"]))
+    made = export_variants(model, folder, args.cache / name, name, config)
+    chosen = [data.dev[i] for i in validation_queries(data, args.dev_queries)]
+    candidates = [q.candidates[: args.dev_depth] for q in chosen]
+    dev_pairs = [
+        (q.text, data.sources["nfcorpus"].passages[p])
+        for q, c in zip(chosen, candidates, strict=True)
+        for p in c
+    ]
+    reference_fixed = torch_scores(model, tokenizer, FIXED_PAIRS, "cpu")
+    reference_dev = torch_scores(model, tokenizer, dev_pairs, "cpu")
+    spec = model_spec(name, int(config["max_length"]), config["base"], args.runtime_variant)
+    results = [
+        variant_parity(
+            spec, target, tokenizer, reference_fixed, reference_dev, dev_pairs, candidates, chosen, data
+        )
+        for target in made.values()
+    ]
+    torch_dev = _dev(reference_dev, candidates, chosen, data)
+    export_command = f"{PROG} --run {_shown(args.run)} --commit --write-manifest"
+    report = render(name, record, folder, results, torch_dev, len(chosen), args.dev_depth)
+    (args.run / "export").mkdir(exist_ok=True)
+    (args.run / "export" / f"{name}.md").write_text(report, encoding="utf-8")
+    fp32 = next(r for r in results if r.variant == "fp32")
+    if fp32.fixed_max_abs_diff > TOLERANCE:
+        print(
+            f"error: fp32 ONNX differs from PyTorch by {fp32.fixed_max_abs_diff:.2e} (> {TOLERANCE:g})",
+            file=sys.stderr,
+        )
+        return 1
+    committed = None
+    if args.commit:
+        committed = commit(name, made[args.runtime_variant], reference_fixed, report)
+    entry = manifest_entry(
+        name, record, config, args.runtime_variant, made, committed, torch_dev, export_command
+    )
+    print(report)
+    print(yaml.safe_dump([entry], sort_keys=False, width=120, allow_unicode=True))
+    if args.write_manifest:
+        upsert_manifest_entry(DEFAULT_MANIFEST, entry)
+    return 0
+
+
+def export_variants(
+    model: Any, folder: Path, target: Path, name: str, config: dict[str, Any]
+) -> dict[str, Path]:
+    """Export fp32 and derive int8 / int8w under ``target``; returns variant → folder."""
+    from model_artifacts import quantize  # needs onnx (the export extra)
+
+    torch_model = base_export.TorchModel(module=model, input_names=input_names(model), output_name=OUTPUT)
+    folded = target / "export" / "model.onnx"
+    base_export.export_onnx(torch_model, folded)
+    made = {variant: target / variant for variant in VARIANTS}
+    for variant, out in made.items():
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        shutil.copyfile(folder / TOKENIZER_FILE, out / TOKENIZER_FILE)
+        artifact_config = {
+            "name": name,
+            "role": "rerank",
+            "variant": variant,
+            "base": config["base"],
+            "max_length": config["max_length"],
+            "dimension": 1,
+            "pooling": "mean",
+            "inputs": list(torch_model.input_names),
+            "output": OUTPUT,
+            "opset": base_export.OPSET,
+        }
+        (out / "config.json").write_text(json.dumps(artifact_config, indent=2) + "\n", encoding="utf-8")
+    quantize.share_transposed_duplicates(folded, made["fp32"] / "model.onnx")
+    quantize.dynamic_int8(folded, made["int8"] / "model.onnx")
+    quantize.weight_only_int8(folded, made["int8w"] / "model.onnx")
+    shutil.rmtree(folded.parent)
+    return made
+
+
+def model_spec(name: str, max_length: int, base: str, runtime_variant: str) -> ModelSpec:
+    source = load_manifest().model(base).source
+    return ModelSpec(
+        name=name,
+        role="rerank",
+        description=f"cross-encoder fine-tuned from {base}",
+        source=Source(source.package, source.version, source.path, source.install),
+        architecture="",
+        tokenizer="",
+        max_length=max_length,
+        dimension=1,
+        pooling="mean",
+        normalize=False,
+        licence=LICENCE,
+        runtime_variant=runtime_variant,
+        build="",
+    )
+
+
+def onnx_scorer(spec: ModelSpec, folder: Path, tokenizer: BatchTokenizer) -> CrossEncoderScorer:
+    files = ArtifactFiles(
+        name=spec.name,
+        variant=folder.name,
+        folder=folder,
+        model=folder / "model.onnx",
+        tokenizer=folder / TOKENIZER_FILE,
+        config=folder / "config.json",
+    )
+    loaded = LoadedModel(
+        spec=spec, files=files, session=OnnxModel(files.model, device="cpu"), tokenizer=tokenizer
+    )
+    return CrossEncoderScorer(loaded)
+
+
+def variant_parity(
+    spec: ModelSpec,
+    folder: Path,
+    tokenizer: BatchTokenizer,
+    reference_fixed: npt.NDArray[np.float32],
+    reference_dev: npt.NDArray[np.float32],
+    dev_pairs: Sequence[Pair],
+    candidates: Sequence[Sequence[str]],
+    chosen: Sequence[Any],
+    data: TrainingData,
+) -> VariantParity:
+    scorer = onnx_scorer(spec, folder, tokenizer)
+    fixed = scorer.score_pairs(FIXED_PAIRS)
+    started = time.perf_counter()
+    dev = scorer.score_pairs(dev_pairs)
+    rate = len(dev_pairs) / (time.perf_counter() - started)
+    agreement, overlap = [], []
+    for ref, var in zip(_split(reference_dev, candidates), _split(dev, candidates), strict=True):
+        if len(ref) < 2:
+            continue  # a query the first stage found one passage for has no order to agree on
+        agreement.append(pair_order_agreement(ref, var))
+        overlap.append(top_k_overlap(ref, var, 10))
+    metrics = _dev(dev, candidates, chosen, data)
+    return VariantParity(
+        variant=folder.name,
+        bytes=(folder / "model.onnx").stat().st_size,
+        sha256=sha256_file(folder / "model.onnx"),
+        fixed_max_abs_diff=_max_abs_diff(fixed, reference_fixed),
+        dev_max_abs_diff=_max_abs_diff(dev, reference_dev),
+        dev_pair_order_agreement=float(np.mean(agreement)),
+        dev_top10_overlap=float(np.mean(overlap)),
+        dev_auc=metrics["auc"],
+        dev_ndcg10=metrics["ndcg10_reranked"],
+        pairs_per_s=rate,
+    )
+
+
+def _split(flat: npt.NDArray[np.float32], candidates: Sequence[Sequence[str]]) -> list[list[float]]:
+    out, offset = [], 0
+    for c in candidates:
+        out.append(flat[offset : offset + len(c)].tolist())
+        offset += len(c)
+    return out
+
+
+def _dev(
+    flat: npt.NDArray[np.float32],
+    candidates: Sequence[Sequence[str]],
+    chosen: Sequence[Any],
+    data: TrainingData,
+) -> dict[str, Any]:
+    return asdict(dev_metrics(candidates, [q.grades for q in chosen], _split(flat, candidates), data.doc_of))
+
+
+def _max_abs_diff(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+
+
+def render(
+    name: str,
+    record: dict[str, Any],
+    folder: Path,
+    results: Sequence[VariantParity],
+    torch_dev: dict[str, Any],
+    queries: int,
+    depth: int,
+) -> str:
+    lines = [
+        f"# {name}: cross-encoder export and parity",
+        "",
+        f"- trained by: `{record['command']}` "
+        f"(config `{record['config']['name']}`, seed {record['config']['seed']})",
+        f"- exported from: `{_shown(folder)}`",
+        f"- fixed pairs: {len(FIXED_PAIRS)} (queries × passages up to far past the max length); "
+        f"dev pairs: {queries} NFCorpus dev queries × first-stage top {depth}",
+        f"- PyTorch on the dev pairs: AUC {torch_dev['auc']:.4f}, nDCG@10 first stage "
+        f"{torch_dev['ndcg10_first_stage']:.4f} → reranked {torch_dev['ndcg10_reranked']:.4f}",
+        "",
+        "| variant | model.onnx | fixed max abs diff | dev max abs diff | dev pair order agreement "
+        "| dev top-10 overlap | dev AUC | dev nDCG@10 | pairs/s (CPU) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.variant} | {r.bytes / 1e6:.1f} MB | {r.fixed_max_abs_diff:.2e} | {r.dev_max_abs_diff:.2e} "
+            f"| {r.dev_pair_order_agreement:.4f} | {r.dev_top10_overlap:.3f} | {r.dev_auc:.4f} "
+            f"| {r.dev_ndcg10:.4f} | {r.pairs_per_s:.1f} |"
+        )
+    lines += ["", f"Differences are vs PyTorch (fp32); the fp32 graph must stay within {TOLERANCE:g}.", ""]
+    return "\n".join(lines)
+
+
+def commit(name: str, folder: Path, reference_fixed: npt.NDArray[np.float32], report: str) -> Path:
+    size = (folder / "model.onnx").stat().st_size
+    if size > COMMIT_LIMIT_BYTES:
+        raise SystemExit(f"{name}/{folder.name}: model.onnx is {size} bytes, over the 25 MB commit limit")
+    target = HERE / "onnx" / name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(folder, target)
+    np.savez_compressed(
+        HERE / "reference" / f"{name}.npz",
+        queries=np.array([q for q, _ in FIXED_PAIRS]),
+        passages=np.array([p for _, p in FIXED_PAIRS]),
+        torch=reference_fixed,
+    )
+    (HERE / "reports" / f"{name}.md").write_text(report, encoding="utf-8")
+    return target
+
+
+def manifest_entry(
+    name: str,
+    record: dict[str, Any],
+    config: dict[str, Any],
+    runtime_variant: str,
+    made: dict[str, Path],
+    committed: Path | None,
+    torch_dev: dict[str, Any],
+    export_command: str,
+) -> dict[str, Any]:
+    base = load_manifest().model(config["base"])
+    artifacts = {}
+    for variant, folder in made.items():
+        where = committed if committed is not None and variant == runtime_variant else folder
+        artifacts[variant] = {
+            "path": _shown(where),
+            "committed": where is committed,
+            "files": file_digests(where),
+        }
+    return {
+        "name": name,
+        "role": "rerank",
+        "default": True,
+        "description": f"biomedical cross-encoder fine-tuned here from {base.name} "
+        "(query + passage → one relevance logit)",
+        "source": asdict(base.source),
+        "architecture": f"{base.architecture}; mean-pooled last hidden state → linear → 1 logit",
+        "tokenizer": "tokenizer.json from the source; [CLS] query [SEP] passage [SEP], token_type_ids 0/1, "
+        "truncated longest-first",
+        "max_length": int(config["max_length"]),
+        "dimension": 1,
+        "pooling": "mean",
+        "normalize": False,
+        "licence": LICENCE,
+        "runtime_variant": runtime_variant,
+        "build": f"{record['command']} && {export_command}",
+        "training": {
+            "command": record["command"],
+            "config": config["name"],
+            "seed": config["seed"],
+            "steps": config["steps"],
+            "data": record["data"]["files"],
+            "versions": record["versions"],
+            "dev_sample": {k: round(v, 4) if isinstance(v, float) else v for k, v in torch_dev.items()},
+        },
+        "artifacts": artifacts,
+    }
+
+
+def upsert_manifest_entry(manifest: Path, entry: dict[str, Any]) -> None:
+    """Replace the model's entry (or append it), keeping the header comment and the other models."""
+    text = manifest.read_text(encoding="utf-8")
+    header = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
+    data = yaml.safe_load(text)
+    models = [m for m in data["models"] if m["name"] != entry["name"]]
+    if entry.get("default"):
+        for m in models:
+            if m["role"] == entry["role"]:
+                m.pop("default", None)
+    data["models"] = [*models, entry]
+    manifest.write_text(
+        header + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8"
+    )
+
+
+def _shown(path: Path) -> str:
+    resolved = path.resolve()
+    return resolved.relative_to(REPO_ROOT).as_posix() if resolved.is_relative_to(REPO_ROOT) else str(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -49,7 +49,7 @@ def create_app(
     app = Flask(__name__)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     client = client or make_client(settings.opensearch)
-    service = service or SearchService(client, settings)
+    service = service or SearchService(make_client(settings.opensearch, retry_on_timeout=False), settings)
     evaluation = evaluation or load_evaluation_settings()
     metrics = ApiMetrics.create()
     eval_gauges = EvaluationGauges(metrics.registry, evaluation.alert.metric)
@@ -96,7 +96,7 @@ def create_app(
     @app.get("/ready")
     def ready() -> Response:
         try:
-            client.cluster.health(params={"timeout": "2s"})
+            client.cluster.health(params={"request_timeout": 2})
         except (OpenSearchConnectionError, TransportError) as exc:
             return _json({"ready": False, "opensearch": str(exc)[:200]}, 503)
         return _json({"ready": True})
@@ -130,6 +130,7 @@ def create_app(
         plan = service.plan(spec_from_body(_body()), tenant_id=who.tenant)
         answer = plan.request.to_dict()
         answer["component_errors"] = plan.component_errors
+        answer["reranker_error"] = plan.reranker_error
         return _json(answer)
 
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)

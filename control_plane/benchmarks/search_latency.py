@@ -56,7 +56,7 @@ from control_plane.evaluation.stratify import sample_key
 from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.query.components import COMPONENT_ORDER, text_hybrid_query
 from control_plane.search.request import EXCLUDED_SOURCE
-from control_plane.search.spec import SearchSpec
+from control_plane.search.spec import DEFAULT_CANDIDATE_DEPTH, SearchSpec
 
 DEFAULT_CONFIGURATIONS = "bm25,hybrid-rrf,hybrid-minmax,hybrid-rrf+rerank"
 DEFAULT_QUERY_SETS = "nfcorpus/dev,nfcorpus/train"
@@ -151,7 +151,11 @@ def search_body(configuration: EvalConfiguration, query: str, size: int) -> dict
 
 
 def text_request(
-    configuration: EvalConfiguration, query: str, size: int, rerank_top_n: int
+    configuration: EvalConfiguration,
+    query: str,
+    size: int,
+    rerank_top_n: int,
+    default_depth: int = DEFAULT_CANDIDATE_DEPTH,
 ) -> tuple[str, dict[str, Any]] | None:
     """(named pipeline, body) of the text-only path, or None when the configuration needs the API
     (clinical boosts). Clauses as `biohybrid query` sends them, with the depth per component (k-NN k,
@@ -159,6 +163,7 @@ def text_request(
     if configuration.boosts:
         return None
     depth = SearchSpec.model_validate(search_body(configuration, query, size)).candidate_depth
+    depth = depth or default_depth  # the API's search.candidate_depth when the body leaves it out
     clauses = text_hybrid_query(query, k=depth)["hybrid"]["queries"]
     chosen = [c for name, c in zip(COMPONENT_ORDER, clauses, strict=True) if name in configuration.components]
     body: dict[str, Any] = {
@@ -203,10 +208,14 @@ class Sample:
     query_index: int
     ms: float | None
     error: str | None = None
-    degraded: bool = False
+    degraded_by: str = ""  # why the answer is degraded: component_errors and reranker_error, joined
     took_ms: float | None = None
     server_ms: float | None = None
     encode_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def degraded(self) -> bool:
+        return bool(self.degraded_by)
 
     @property
     def encode_wall_ms(self) -> float | None:
@@ -261,6 +270,7 @@ class Endpoints:
     index_pattern: str
     size: int
     rerank_top_n: int
+    candidate_depth: int = DEFAULT_CANDIDATE_DEPTH
     api_session: requests.Session = field(default_factory=requests.Session)
     opensearch_session: requests.Session = field(default_factory=requests.Session)
 
@@ -285,6 +295,11 @@ def _timed_post(
             raise
         raise StackDownError(f"lost the connection to {url}: {exc}") from exc
     return response, (time.perf_counter() - started) * 1000
+
+
+def degradation_codes(component_errors: Sequence[str], reranker_error: str | None) -> str:
+    """What an answer lost, as one string: ``dense_timeout,rerank_timeout``; empty when nothing."""
+    return ",".join([*component_errors, *([f"rerank_{reranker_error}"] if reranker_error else [])])
 
 
 def _http_error(response: requests.Response) -> str:
@@ -321,7 +336,7 @@ def time_api(ep: Endpoints, configuration: EvalConfiguration, query: str, index:
         configuration.name,
         index,
         ms,
-        degraded=bool(meta["component_errors"]) or meta["reranker_error"] is not None,
+        degraded_by=degradation_codes(meta["component_errors"], meta["reranker_error"]),
         took_ms=timings.get("opensearch_ms"),
         server_ms=timings.get("total_ms"),
         encode_ms={str(k): float(v) for k, v in timings.get("encode_ms", {}).items()},
@@ -348,7 +363,8 @@ def time_direct(ep: Endpoints, configuration: EvalConfiguration, query: str, ind
         )
     plan = plan_response.json()
     # /v1/rewrite reports dropped components but not a dropped rerank: an absent `ext` is that.
-    degraded = bool(plan["component_errors"]) or (configuration.rerank and "ext" not in plan["body"])
+    dropped_rerank = "unavailable" if configuration.rerank and "ext" not in plan["body"] else None
+    degraded = degradation_codes(plan["component_errors"], dropped_rerank)
     return _time_opensearch(
         ep, "direct", configuration, index, plan["index"], plan["params"], plan["body"], degraded
     )
@@ -357,12 +373,12 @@ def time_direct(ep: Endpoints, configuration: EvalConfiguration, query: str, ind
 def time_direct_text(
     ep: Endpoints, configuration: EvalConfiguration, query: str, index: int
 ) -> Sample | None:
-    request = text_request(configuration, query, ep.size, ep.rerank_top_n)
+    request = text_request(configuration, query, ep.size, ep.rerank_top_n, ep.candidate_depth)
     if request is None:
         return None
     pipeline, body = request
     params = {"search_pipeline": pipeline}
-    return _time_opensearch(ep, "direct-text", configuration, index, ep.index_pattern, params, body, False)
+    return _time_opensearch(ep, "direct-text", configuration, index, ep.index_pattern, params, body, "")
 
 
 def _time_opensearch(
@@ -373,7 +389,7 @@ def _time_opensearch(
     target: str,
     params: dict[str, str],
     body: dict[str, Any],
-    degraded: bool,
+    degraded: str,
 ) -> Sample:
     payload = json.dumps(body).encode()
     headers = {"Content-Type": "application/json"}
@@ -388,7 +404,7 @@ def _time_opensearch(
     failure = _shard_failure(answer)
     if failure:
         return Sample(path, configuration.name, index, None, error=failure)
-    return Sample(path, configuration.name, index, ms, degraded=degraded, took_ms=float(answer["took"]))
+    return Sample(path, configuration.name, index, ms, degraded_by=degraded, took_ms=float(answer["took"]))
 
 
 # Each path times one request; None: the configuration cannot be sent that way (no sample).
@@ -414,8 +430,10 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def check_stack(ep: Endpoints) -> None:
-    """Clear errors, with how to start what is missing, before any timing."""
+def check_stack(ep: Endpoints) -> bool:
+    """Clear errors, with how to start what is missing, before any timing. Returns whether the API
+    keeps connections open (werkzeug's server answers every request with `Connection: close`)."""
+    keep_alive = True
     for what, url in (("control API", f"{ep.api}/health"), ("OpenSearch", f"{ep.opensearch}/")):
         try:
             response = requests.get(url, timeout=5)
@@ -423,6 +441,9 @@ def check_stack(ep: Endpoints) -> None:
             raise SetupError(f"no {what} answers at {url}: {START_HINT}") from None
         if response.status_code != 200:
             raise SetupError(f"{what} at {url} answered {_http_error(response)}: {START_HINT}")
+        if what == "control API":
+            keep_alive = response.headers.get("Connection", "").lower() != "close"
+    return keep_alive
 
 
 def probe_configurations(ep: Endpoints, configurations: Sequence[EvalConfiguration], query: str) -> None:
@@ -527,21 +548,31 @@ def run_queries(
     queries: Sequence[Query],
     description: str,
     progress: bool,
-) -> tuple[list[Sample], list[float]]:
-    """Every query through every configuration and path, the order rotating with the query; returns
-    the samples and the 1-minute load average seen before each query."""
+) -> tuple[list[Sample], list[float], str | None]:
+    """Every query through every configuration and path, the order rotating with the query. Returns
+    the samples, the 1-minute load average seen before each query, and why the run stopped early (the
+    stack went down, or Ctrl-C) or None: a long run keeps what it measured."""
     samples: list[Sample] = []
     loads: list[float] = []
+    errors = 0
     bar = tqdm(queries, desc=description, unit="query", disable=not progress, dynamic_ncols=True)
-    for index, query in enumerate(bar):
-        loads.append(os.getloadavg()[0])
-        for configuration in rotated(configurations, index):
-            for path in rotated(paths, index):
-                sample = PATHS[path](ep, configuration, query.text, index)
-                if sample is not None:
-                    samples.append(sample)
-        bar.set_postfix(load=f"{loads[-1]:.1f}", errors=sum(1 for s in samples if s.ms is None))
-    return samples, loads
+    try:
+        for index, query in enumerate(bar):
+            loads.append(os.getloadavg()[0])
+            for configuration in rotated(configurations, index):
+                for path in rotated(paths, index):
+                    sample = PATHS[path](ep, configuration, query.text, index)
+                    if sample is not None:
+                        samples.append(sample)
+                        errors += sample.ms is None
+            bar.set_postfix(load=f"{loads[-1]:.1f}", errors=errors)
+    except StackDownError as exc:
+        return samples, loads, f"{exc} ({START_HINT})"
+    except KeyboardInterrupt:
+        return samples, loads, "interrupted (Ctrl-C)"
+    finally:
+        bar.close()
+    return samples, loads, None
 
 
 @dataclass
@@ -569,6 +600,8 @@ class RunRecord:
     configurations: list[EvalConfiguration]
     samples: list[Sample]
     plot_name: str
+    api_keep_alive: bool = True
+    stopped: str | None = None
 
     def of(self, path: str, configuration: str) -> list[Sample]:
         return [s for s in self.samples if s.path == path and s.configuration == configuration]
@@ -667,6 +700,7 @@ def render_report(run: RunRecord) -> str:
     loads = run.loads or [run.load_before]
     changed = run.counts_before != run.counts_after
     errors = Counter((s.path, s.configuration, s.error) for s in run.samples if s.error)
+    degraded = Counter((s.path, s.configuration, s.degraded_by) for s in run.samples if s.degraded)
     queries = max((s.query_index for s in run.samples), default=-1) + 1
     lines = [
         "# Search latency: /v1/search and the same request straight to OpenSearch",
@@ -680,7 +714,7 @@ def render_report(run: RunRecord) -> str:
         "CPU count means other work shared the cores)",
         f"- API {run.api}, OpenSearch {run.opensearch}, index pattern `{run.index_pattern}`",
         f"- queries: {queries} per configuration and path ({run.warmup} warm-up queries before, not "
-        f"counted): {run.query_source}",
+        f"counted): {run.query_source}" + (f"; **stopped early**: {run.stopped}" if run.stopped else ""),
         f"- percentiles: {run.method} "
         + (
             "(the smallest observed latency with at least p% of requests at or below it)"
@@ -690,7 +724,13 @@ def render_report(run: RunRecord) -> str:
         + "; over successful requests",
         "- timing: client-side, from sending the request to having read the whole answer, keep-alive "
         "sessions; request bodies are JSON-encoded before the clock starts and answers decoded after it "
-        "stops. Configurations and paths are interleaved per query (round-robin, order rotating).",
+        "stops. Configurations and paths are interleaved per query (round-robin, order rotating)."
+        + (
+            ""
+            if run.api_keep_alive
+            else " The API closes every connection (`Connection: close`, werkzeug's server), so each "
+            "`api` request also pays a loopback TCP connect; OpenSearch connections are reused."
+        ),
         "",
         "## Index",
         "",
@@ -741,7 +781,7 @@ def render_report(run: RunRecord) -> str:
         "`encode_ms` lists only components that were encoded in time (a dropped component's wait is in "
         "`total_ms` only); dense and SPLADE run concurrently, so the slowest is the critical path.",
         "- `OpenSearch took` is OpenSearch's own `took`; `round trip − took` is transport and JSON plus "
-        "anything `took` leaves out.",
+        "what `took` leaves out: the search pipeline's response processors, i.e. the whole rerank.",
     ]
     if "direct-text" in run.paths:
         lines.append(
@@ -757,6 +797,18 @@ def render_report(run: RunRecord) -> str:
             ["path", "configuration", "error", "count"],
             [[p, c, str(e), str(n)] for (p, c, e), n in errors.most_common(15)],
         )
+    if degraded:
+        lines += ["", "## Degraded answers", ""]
+        lines += _table(
+            ["path", "configuration", "dropped", "count"],
+            [[p, c, d, str(n)] for (p, c, d), n in degraded.most_common(15)],
+        )
+        if any("rerank_timeout" in d for (_, _, d) in degraded):
+            lines += [
+                "",
+                "A rerank timeout abandons a request that keeps running inside OpenSearch (and its "
+                "rerank call in the inference service): the requests after it pay for that work too.",
+            ]
     lines += ["", "One run on a shared machine: compare rows of this run, not runs of different days.", ""]
     return "\n".join(lines)
 
@@ -773,13 +825,13 @@ def plot_ecdf(run: RunRecord, path: Path) -> None:
                 axes.step(values, fractions, where="post", label=configuration.name)
         for name, bar in SPEC_BARS_MS.items():
             axes.axvline(bar, linestyle="--", linewidth=0.8, color="grey")
-            axes.text(bar, 0.02, f" {name} {bar:.0f} ms", rotation=90, fontsize="x-small", color="grey")
+            axes.text(bar, 0.35, f" {name} {bar:.0f} ms", rotation=90, fontsize="x-small", color="grey")
         axes.set_xscale("log")
         axes.set_xlabel("latency, ms (log scale)")
         axes.set_ylabel("fraction of requests at or below")
         axes.set_title(route)
         axes.grid(alpha=0.3)
-        axes.legend(fontsize="small", loc="lower right")
+        axes.legend(fontsize="small", loc="upper left")
     FigureCanvasAgg(figure)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -880,12 +932,13 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         index_pattern=args.index_pattern,
         size=args.size,
         rerank_top_n=settings.models.rerank_top_n,
+        candidate_depth=settings.search.candidate_depth,
     )
     distinct = len({q.query_id for q in pool})
     repeats = f"cycled {args.queries / distinct:.2f} times" if args.queries > distinct else "no repeats"
     order = f"sha256('{args.seed}:<query id>')"
     source = f"{' + '.join(_names(args.query_sets))} ({distinct:,} queries) ordered by {order}, {repeats}"
-    check_stack(ep)
+    api_keep_alive = check_stack(ep)
     probe_configurations(ep, configurations, measured[0].text)
     paths, skipped = ["api", "direct"], {}
     if wanted_paths is None or "direct-text" in wanted_paths:
@@ -902,8 +955,10 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     started, clock = datetime.now(UTC), time.monotonic()
     progress = not args.no_progress
     load_before = os.getloadavg()[0]
-    run_queries(ep, configurations, paths, warmup, "warm-up", progress)
-    samples, loads = run_queries(ep, configurations, paths, measured, "search latency", progress)
+    _, _, stopped = run_queries(ep, configurations, paths, warmup, "warm-up", progress)
+    if stopped:
+        raise SetupError(f"warm-up stopped: {stopped}")
+    samples, loads, stopped = run_queries(ep, configurations, paths, measured, "search latency", progress)
     load_after = os.getloadavg()[0]
     run = RunRecord(
         command=f"python -m control_plane.benchmarks.search_latency {shlex.join(argv)}",
@@ -918,7 +973,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         opensearch=ep.opensearch,
         index_pattern=ep.index_pattern,
         counts_before=counts_before,
-        counts_after=index_counts(ep),
+        counts_after=counts_before if stopped else index_counts(ep),
         query_source=source,
         warmup=args.warmup,
         method=args.percentile_method,
@@ -927,6 +982,8 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         configurations=configurations,
         samples=samples,
         plot_name=args.out.with_suffix(".png").name,
+        api_keep_alive=api_keep_alive,
+        stopped=stopped,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(run), encoding="utf-8")
@@ -939,6 +996,9 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             f"errors {row[8]} degraded {row[9]}"
         )
     print(f"report written to {args.out} (plot {args.out.with_suffix('.png')})")
+    if stopped:
+        print(f"error: the run stopped early: {stopped}", file=sys.stderr)
+        return 3
     return 0
 
 

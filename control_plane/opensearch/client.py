@@ -7,10 +7,13 @@ from opensearchpy import OpenSearch
 from control_plane.config.settings import OpenSearchSettings
 
 
-def make_client(settings: OpenSearchSettings) -> OpenSearch:
+def make_client(settings: OpenSearchSettings, retry_on_timeout: bool = True) -> OpenSearch:
+    """Admin work retries a timed-out request twice; searches with their own budgets must not
+    (``retry_on_timeout=False``): a retry would triple the budget and leave the abandoned request
+    running."""
     return OpenSearch(
         hosts=[settings.url],
         timeout=settings.timeout_s,
-        retry_on_timeout=True,
+        retry_on_timeout=retry_on_timeout,
         max_retries=2,
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from control_plane.config.settings import Settings
@@ -59,6 +61,12 @@ class OpenSearchRequest:
         }
 
 
+def _depth(spec: SearchSpec) -> int:
+    if spec.candidate_depth is None:
+        raise ValueError("candidate_depth must be resolved from configuration first (SearchService.resolve)")
+    return spec.candidate_depth
+
+
 def _excluded_source(spec: SearchSpec) -> list[str]:
     """Vectors stay out of answers, except embeddings when neighbour merging compares them."""
     if spec.merge_neighbours:
@@ -75,7 +83,7 @@ def fetch_window(spec: SearchSpec, rerank_top_n: int) -> int:
     if spec.rerank:
         return rerank_top_n
     if spec.granularity == "document":
-        return spec.candidate_depth * len(spec.components)
+        return _depth(spec) * len(spec.components)
     return spec.from_ + spec.size
 
 
@@ -143,6 +151,16 @@ def filter_clauses(tenant_id: str, filters: Filters) -> list[dict[str, Any]]:
     return clauses
 
 
+@lru_cache(maxsize=8)
+def _pipeline_file(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _pipeline_template(path: Path) -> Any:
+    """The pipeline file, read once per process (a fresh copy each call: rendering must not share)."""
+    return json.loads(_pipeline_file(path))
+
+
 def inline_pipeline(
     settings: Settings,
     fusion_method: str,
@@ -158,7 +176,7 @@ def inline_pipeline(
     params["fusion.weights_in_order"] = [round(weights[name], 6) for name in components]
     params["fusion.rrf.rank_constant"] = rank_constant
     path = REPO_ROOT / "search_pipelines" / PIPELINE_FILES[fusion_method]
-    pipeline: dict[str, Any] = render(json.loads(path.read_text(encoding="utf-8")), params, str(path))
+    pipeline: dict[str, Any] = render(_pipeline_template(path), params, str(path))
     if explain:
         pipeline = with_score_explanation(pipeline)
     if rerank_model_id is not None:
@@ -184,7 +202,7 @@ def build_request(
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation)."""
     if not components:
         raise ValueError("no component left to search with")
-    depth = spec.candidate_depth
+    depth = _depth(spec)
     filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters)}}
     clauses = component_clauses(
         spec.query, components, encodings, depth, knn_filter=filters, ef_search=settings.index.knn.ef_search

@@ -74,8 +74,17 @@ class BoostInfo(BaseModel):
 
 class Timings(BaseModel):
     total_ms: float
-    encode_ms: dict[str, float] = Field(default_factory=dict)
-    opensearch_ms: float | None = Field(None, description="OpenSearch's own `took`")
+    encode_ms: dict[str, float] = Field(
+        default_factory=dict, description="each component encoded in time (dropped ones are absent)"
+    )
+    encode_wall_ms: float = Field(0.0, description="the whole encoding step, deadline waits included")
+    opensearch_ms: float | None = Field(
+        None, description="OpenSearch's own `took` of the answered request (excludes the rerank step)"
+    )
+    opensearch_round_trip_ms: float = Field(
+        0.0, description="every OpenSearch request of this search, client-side (rerank and fallback included)"
+    )
+    postprocess_ms: float = Field(0.0, description="ties, aggregation, merging, highlights")
     components_ms: dict[str, float] | None = Field(
         None, description="time OpenSearch spent in each sub-query (profile=true)"
     )

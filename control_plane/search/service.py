@@ -70,6 +70,8 @@ class SearchPlan:
     reranker_error: str | None = None
     rerank_model_id: str | None = None
     encode_ms: dict[str, float] = field(default_factory=dict)
+    encode_wall_ms: float = 0.0
+    opensearch_round_trip_ms: float = 0.0
 
 
 class SearchService:
@@ -96,10 +98,21 @@ class SearchService:
                 self._model_ids = (time.monotonic(), ids)
             return dict(ids)
 
+    def resolve(self, spec: SearchSpec) -> SearchSpec:
+        """Fill what the request left to configuration (the candidate depth), validated again."""
+        if spec.candidate_depth is not None:
+            return spec
+        data = spec.model_dump(by_alias=True)
+        data["candidate_depth"] = self.settings.search.candidate_depth
+        return SearchSpec.model_validate(data)
+
     def plan(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchPlan:
+        spec = self.resolve(spec)
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i["name"] for i in intents.intents]))
+        encode_started = time.perf_counter()
         encodings, components, errors, encode_ms = self._encode(spec)
+        encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
         weights = self._weights(spec, query_type, components)
@@ -118,6 +131,7 @@ class SearchService:
             reranker_error=rerank_error,
             rerank_model_id=rerank_id,
             encode_ms=encode_ms,
+            encode_wall_ms=encode_wall_ms,
         )
         plan.request = self._request(plan, rerank_id)
         return plan
@@ -206,13 +220,16 @@ class SearchService:
     def search(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchResponse:
         started = time.perf_counter()
         plan = self.plan(spec, tenant_id, index)
+        spec = plan.spec
         response, reranked = self._execute(plan)
+        shaping = time.perf_counter()
         hits = response["hits"]["hits"]
         chunks = [chunk_result(hit, reranked, plan.components) for hit in hits]
         if spec.fusion_method == "rrf" and not reranked:
             chunks = _rrf_ties_by_bm25(chunks)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
+        postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
         metadata = SearchMetadata(
             query=spec.query,
             query_type=plan.query_type,
@@ -231,7 +248,10 @@ class SearchService:
             timings=Timings(
                 total_ms=round((time.perf_counter() - started) * 1000, 2),
                 encode_ms=plan.encode_ms,
+                encode_wall_ms=plan.encode_wall_ms,
                 opensearch_ms=float(response.get("took", 0)),
+                opensearch_round_trip_ms=plan.opensearch_round_trip_ms,
+                postprocess_ms=postprocess_ms,
                 components_ms=_profile_ms(response, plan.components) if spec.profile else None,
             ),
         )
@@ -241,9 +261,9 @@ class SearchService:
         """Send the planned request; if a rerank fails or overruns, send it again without rerank."""
         search = self.settings.search
         if plan.rerank_model_id is None:
-            return self._send(plan.request, search.opensearch_timeout_ms / 1000), False
+            return self._send(plan, search.opensearch_timeout_ms / 1000), False
         try:
-            return self._send(plan.request, search.rerank_timeout_ms / 1000), True
+            return self._send(plan, search.rerank_timeout_ms / 1000), True
         except ConnectionTimeout:
             plan.reranker_error = "timeout"
         except TransportError as exc:
@@ -251,11 +271,16 @@ class SearchService:
             log.warning("rerank failed", extra={"error": str(exc)[:300]})
         log.warning("rerank dropped", extra={"reason": plan.reranker_error})
         plan.request = self._request(plan, None)
-        return self._send(plan.request, search.opensearch_timeout_ms / 1000), False
+        return self._send(plan, search.opensearch_timeout_ms / 1000), False
 
-    def _send(self, request: OpenSearchRequest, timeout_s: float) -> dict[str, Any]:
+    def _send(self, plan: SearchPlan, timeout_s: float) -> dict[str, Any]:
+        request = plan.request
         params = {**request.params, "request_timeout": timeout_s}
-        answer: dict[str, Any] = self.client.search(index=request.index, body=request.body, params=params)
+        started = time.perf_counter()
+        try:
+            answer: dict[str, Any] = self.client.search(index=request.index, body=request.body, params=params)
+        finally:
+            plan.opensearch_round_trip_ms += round((time.perf_counter() - started) * 1000, 2)
         return answer
 
 

@@ -14,6 +14,8 @@ Component = Literal["bm25", "splade", "dense"]
 FusionMethod = Literal["rrf", "weighted"]
 Granularity = Literal["chunk", "document"]
 WEIGHT_TOLERANCE = 0.01
+# The window check's depth when a spec leaves it to configuration (checked again once resolved).
+DEFAULT_CANDIDATE_DEPTH = 100
 
 
 class DateRange(BaseModel):
@@ -58,7 +60,9 @@ class SearchSpec(BaseModel):
     boosts: bool = Field(True, description="clinical intent and table-routing boosts")
     query_intent: list[str] | None = Field(None, description="override the detected intents")
     filters: Filters = Field(default_factory=Filters)
-    candidate_depth: int = Field(100, ge=1, le=1000, description="hits per component before fusion")
+    candidate_depth: int | None = Field(
+        None, ge=1, le=1000, description="hits per component before fusion (default: search.candidate_depth)"
+    )
     granularity: Granularity = "chunk"
     explain: bool = Field(False, description="normalised per-component scores from OpenSearch's explanation")
     profile: bool = Field(False, description="per-component timings from OpenSearch's profiler")
@@ -78,11 +82,12 @@ class SearchSpec(BaseModel):
     def _page_within_candidates(self) -> SearchSpec:
         """Pages are cut from one fused list of at most candidate_depth hits per component (or the
         rerank depth): a page past its end is a client error, not an empty answer."""
-        window = self.candidate_depth * len(self.components)
+        depth = self.candidate_depth or DEFAULT_CANDIDATE_DEPTH
+        window = depth * len(self.components)
         if self.from_ + self.size > window:
             raise ValueError(
                 f"from + size ({self.from_ + self.size}) is past the fused candidate list "
-                f"({self.candidate_depth} per component x {len(self.components)} = {window}); raise "
+                f"({depth} per component x {len(self.components)} = {window}); raise "
                 "candidate_depth or ask for an earlier page"
             )
         if self.rerank and self.rerank_top_n is not None and self.from_ + self.size > self.rerank_top_n:

@@ -67,9 +67,13 @@ def test_every_document_is_indexed_once(
     assert (summary.documents, summary.parse_errors, summary.index_failures) == (documents, 0, 0)
     assert client.count(index=index)["count"] == summary.chunks
     distinct = client.search(
-        index=index, body={"size": 0, "aggs": {"docs": {"cardinality": {"field": "doc_id"}}}}
+        index=index,
+        body={
+            "size": 0,
+            "aggs": {"docs": {"cardinality": {"field": "doc_id", "precision_threshold": 10000}}},
+        },
     )["aggregations"]["docs"]["value"]
-    assert abs(distinct - documents) <= documents * 0.01  # cardinality is approximate above 3,000
+    assert distinct == documents  # exact below the precision threshold
 
 
 @pytest.mark.parametrize("pipeline", ["hybrid-rrf", "hybrid-minmax"])

@@ -11,6 +11,7 @@ WEIGHTS = {"bm25": 0.3, "splade": 0.35, "dense": 0.35}
 
 
 def _build(spec: SearchSpec, **kwargs: Any) -> dict[str, Any]:
+    spec = spec.model_copy(update={"candidate_depth": spec.candidate_depth or 100})
     options: dict[str, Any] = {
         "tenant_id": "t1",
         "index": "chunks-*",
@@ -78,7 +79,7 @@ def test_rerank_adds_the_processor_the_query_context_and_the_depth() -> None:
 def test_pages_are_slices_of_one_list_fetched_from_the_top() -> None:
     body = _build(SearchSpec.model_validate({"query": "q", "from": 20, "size": 10}))
     assert (body["from"], body["size"]) == (0, 30)
-    assert fetch_window(SearchSpec(query="q", granularity="document"), 100) == 300
+    assert fetch_window(SearchSpec(query="q", granularity="document", candidate_depth=100), 100) == 300
 
 
 def test_boosts_wrap_each_sub_query() -> None:
@@ -96,3 +97,16 @@ def test_doc_only_sparse_sends_the_text_and_the_tokenizer_model() -> None:
     body = _build(SearchSpec(query="statin", components=("splade",)), encodings=encodings)
     sparse = body["query"]["hybrid"]["queries"][0]["neural_sparse"]["sparse_terms"]
     assert sparse == {"query_text": "statin", "model_id": "tok", "_name": "splade"}
+
+
+def test_an_unresolved_candidate_depth_is_an_error() -> None:
+    with pytest.raises(ValueError, match="resolved"):
+        build_request(
+            SearchSpec(query="q"),
+            Settings(),
+            tenant_id="t",
+            index="i",
+            components=("bm25",),
+            weights={"bm25": 1.0},
+            encodings=ENCODINGS,
+        )

@@ -8,7 +8,7 @@ def test_defaults_search_every_component_with_rrf() -> None:
     spec = SearchSpec(query="statin myopathy")
     assert spec.components == ("bm25", "splade", "dense")
     assert spec.fusion_method == "rrf"
-    assert (spec.from_, spec.size, spec.candidate_depth) == (0, 10, 100)
+    assert (spec.from_, spec.size, spec.candidate_depth) == (0, 10, None)  # None: search.candidate_depth
 
 
 def test_components_come_back_in_sub_query_order() -> None:
@@ -46,3 +46,11 @@ def test_a_date_range_must_be_ordered() -> None:
         SearchSpec.model_validate(
             {"query": "q", "filters": {"publication_date": {"gte": "2020-01-01", "lte": "2019-01-01"}}}
         )
+
+
+def test_a_page_past_the_fused_candidate_list_is_refused() -> None:
+    SearchSpec.model_validate({"query": "q", "from": 290, "size": 10, "candidate_depth": 100})
+    with pytest.raises(ValidationError, match="past the fused candidate list"):
+        SearchSpec.model_validate({"query": "q", "from": 295, "size": 10, "candidate_depth": 100})
+    with pytest.raises(ValidationError, match="past the reranked list"):
+        SearchSpec.model_validate({"query": "q", "from": 45, "size": 10, "rerank": True, "rerank_top_n": 50})

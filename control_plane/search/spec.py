@@ -51,7 +51,12 @@ class SearchSpec(BaseModel):
     query: str = Field(min_length=1, max_length=2000)
     size: int = Field(10, ge=1, le=200, description="results per page (k)")
     from_: int = Field(0, ge=0, alias="from", description="offset of the page")
-    components: tuple[Component, ...] = COMPONENT_ORDER  # type: ignore[assignment]
+    components: tuple[Component, ...] = Field(
+        COMPONENT_ORDER,  # type: ignore[arg-type]
+        min_length=1,
+        max_length=len(COMPONENT_ORDER),
+        json_schema_extra={"uniqueItems": True},
+    )
     fusion_method: FusionMethod = "rrf"
     weights: dict[Component, float] | None = None
     rank_constant: int = Field(60, ge=1, le=10000, description="RRF k (OpenSearch accepts 1 to 10000)")

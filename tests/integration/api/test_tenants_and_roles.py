@@ -22,7 +22,7 @@ EXTRA_FILTERS: list[dict[str, Any]] = [
     {"filters": {"source": ["ctgov"]}},
     {"filters": {"section": ["eligibility"]}},
     {"query_intent": ["eligibility"], "filters": {"source": ["ctgov", "pmc", "beir"]}},
-    {"rerank": True, "rerank_top_n": 20},
+    {"rerank": True, "rerank_top_n": 50},
 ]
 
 

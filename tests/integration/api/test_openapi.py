@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from schemathesis import checks
 from hypothesis import HealthCheck, given, settings
 from integration.api.stack import ApiStack, headers
+from schemathesis import checks
 
 pytestmark = pytest.mark.integration
 

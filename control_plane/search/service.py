@@ -269,6 +269,8 @@ class SearchService:
         except TransportError as exc:
             plan.reranker_error = "unavailable"
             log.warning("rerank failed", extra={"error": str(exc)[:300]})
+            with self._lock:  # the model may have been re-registered under a new id: look again next time
+                self._model_ids = (0.0, {})
         log.warning("rerank dropped", extra={"reason": plan.reranker_error})
         plan.request = self._request(plan, None)
         return self._send(plan, search.opensearch_timeout_ms / 1000), False

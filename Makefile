@@ -67,7 +67,7 @@ demo: setup ## example queries: straight to OpenSearch's pipelines, then through
 	$(BIN)/biohybrid query "serious adverse events of the study drug" --index $(DEMO_INDEX) --pipeline hybrid-minmax
 	$(BIN)/biohybrid query "dose of the intervention in mg" --index $(DEMO_INDEX) --pipeline hybrid-rrf-rerank
 	$(BIN)/biohybrid search "side effects of the treatment" --key $(DEMO_KEY)
-	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --rerank
+	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --documents
 
 lint: setup ## ruff and mypy
 	$(BIN)/ruff check control_plane model_artifacts tests

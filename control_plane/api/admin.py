@@ -4,7 +4,6 @@ Ingest and evaluate run as background jobs (202 + a job id to poll)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from control_plane.api.auth import Principal
 from control_plane.api.jobs import JobRegistry
-from control_plane.cluster.manage import apply_resources, verify_resources
+from control_plane.api.responses import error_response, json_response
+from control_plane.cluster.manage import apply_resources, current_resources, verify_resources
 from control_plane.config.settings import Settings
 from control_plane.evaluation.api import evaluate_job
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.settings import EvaluationSettings
-from control_plane.mlcommons.registry import deployed_model_ids, models_status
-from control_plane.resources.catalog import load_resources
+from control_plane.mlcommons.registry import models_status
 from control_plane.search.service import SearchService
 
 
@@ -46,32 +45,29 @@ def register_admin_routes(
     jobs = JobRegistry()
     app.extensions["biohybrid.jobs"] = jobs
 
-    def current() -> list[Any]:
-        return load_resources(settings, deployed_model_ids(client, settings))
-
     @app.get("/v1/admin/resources")
     def resources() -> Response:
         require_admin()
-        drift = verify_resources(client, current())
-        return _json({label: [vars(d) for d in diffs] for label, diffs in drift.items()})
+        drift = verify_resources(client, current_resources(client, settings))
+        return json_response({label: [vars(d) for d in diffs] for label, diffs in drift.items()})
 
     @app.post("/v1/admin/apply")
     def apply() -> Response:
         require_admin()
-        results = apply_resources(client, settings, current())
-        return _json([{"resource": r.label, "action": r.action.value} for r in results])
+        results = apply_resources(client, settings, current_resources(client, settings))
+        return json_response([{"resource": r.label, "action": r.action.value} for r in results])
 
     @app.get("/v1/admin/models")
     def models() -> Response:
         require_admin()
-        return _json([vars(m) for m in models_status(client, settings)])
+        return json_response([vars(m) for m in models_status(client, settings)])
 
     @app.post("/v1/admin/ingest")
     def ingest() -> Response:
         who = require_admin()
         wanted = IngestRequest.model_validate(request.get_json(force=True, silent=False))
         job = jobs.submit("ingest", who.tenant, lambda: _ingest(settings, client, wanted, who.tenant))
-        return _json(job.to_dict(), 202)
+        return json_response(job.to_dict(), 202)
 
     @app.post("/v1/evaluate")
     def evaluate() -> Response:
@@ -81,15 +77,15 @@ def register_admin_routes(
             body, settings, client, service, who.tenant, gauges=gauges, evaluation_settings=evaluation
         )
         job = jobs.submit("evaluate", who.tenant, work)
-        return _json(job.to_dict(), 202)
+        return json_response(job.to_dict(), 202)
 
     @app.get("/v1/admin/jobs/<job_id>")
     def job_state(job_id: str) -> Response:
         who = require_admin()
         job = jobs.get(job_id)
         if job is None or job.tenant != who.tenant:
-            return _json({"error": {"status": 404, "message": f"no job {job_id!r}"}}, 404)
-        return _json(job.to_dict())
+            return error_response(404, f"no job {job_id!r}")
+        return json_response(job.to_dict())
 
 
 def _ingest(settings: Settings, client: OpenSearch, wanted: IngestRequest, tenant: str) -> dict[str, Any]:
@@ -108,7 +104,3 @@ def _ingest(settings: Settings, client: OpenSearch, wanted: IngestRequest, tenan
     dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{tenant}.jsonl")
     summary = ingest(client, wanted.sources, options, encoder, dead_letter, counter)
     return {**dataclasses.asdict(summary), "index": options.index, "dead_letter": str(dead_letter.path)}
-
-
-def _json(payload: Any, status: int = 200) -> Response:
-    return Response(json.dumps(payload, default=str), status=status, mimetype="application/json")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -26,6 +25,7 @@ from control_plane.api.auth import AuthError, Principal, Role, authenticate
 from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
+from control_plane.api.responses import error_response, json_response
 from control_plane.config.settings import Settings
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.schedule import start_evaluation_schedule
@@ -47,7 +47,6 @@ def create_app(
     """The app; with ``evaluation.schedule.enabled`` it also starts the scheduled evaluation, whose
     gauges share the app's /metrics."""
     app = Flask(__name__)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
     client = client or make_client(settings.opensearch)
     service = service or SearchService(make_client(settings.opensearch, retry_on_timeout=False), settings)
     evaluation = evaluation or load_evaluation_settings()
@@ -91,15 +90,15 @@ def create_app(
 
     @app.get("/health")
     def health() -> Response:
-        return _json({"status": "ok"})
+        return json_response({"status": "ok"})
 
     @app.get("/ready")
     def ready() -> Response:
         try:
             client.cluster.health(params={"request_timeout": 2})
         except (OpenSearchConnectionError, TransportError) as exc:
-            return _json({"ready": False, "opensearch": str(exc)[:200]}, 503)
-        return _json({"ready": True})
+            return json_response({"ready": False, "opensearch": str(exc)[:200]}, 503)
+        return json_response({"ready": True})
 
     @app.get("/metrics")
     def prometheus() -> Response:
@@ -107,22 +106,22 @@ def create_app(
 
     @app.get("/v1/openapi.json")
     def openapi() -> Response:
-        return _json(openapi_document())
+        return json_response(openapi_document())
 
     @app.get("/v1/search")
     def search_get() -> Response:
         who = principal("search")
-        return _json(run_search(spec_from_query(request.args), who))
+        return json_response(run_search(spec_from_query(request.args), who))
 
     @app.post("/v1/search")
     def search_post() -> Response:
         who = principal("search")
-        return _json(run_search(spec_from_body(_body()), who))
+        return json_response(run_search(spec_from_body(_body()), who))
 
     @app.post("/retrieve")
     def retrieve() -> Response:
         who = principal("search")
-        return _json(run_search(retrieve_spec(_body()), who))
+        return json_response(run_search(retrieve_spec(_body()), who))
 
     @app.post("/v1/rewrite")
     def rewrite() -> Response:
@@ -131,13 +130,13 @@ def create_app(
         answer = plan.request.to_dict()
         answer["component_errors"] = plan.component_errors
         answer["reranker_error"] = plan.reranker_error
-        return _json(answer)
+        return json_response(answer)
 
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
 
     @app.errorhandler(AuthError)
-    def auth_error(exc: AuthError) -> Response:
-        return _error(exc.status, str(exc))
+    def autherror_response(exc: AuthError) -> Response:
+        return error_response(exc.status, str(exc))
 
     @app.errorhandler(ValidationError)
     def invalid(exc: ValidationError) -> Response:
@@ -145,7 +144,7 @@ def create_app(
             {"field": ".".join(str(p) for p in err["loc"]) or "(body)", "problem": err["msg"]}
             for err in exc.errors()
         ]
-        return _error(
+        return error_response(
             400,
             "invalid request: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
             details=problems,
@@ -153,24 +152,24 @@ def create_app(
 
     @app.errorhandler(ValueError)
     def bad_value(exc: ValueError) -> Response:
-        return _error(400, str(exc))
+        return error_response(400, str(exc))
 
     @app.errorhandler(SearchUnavailableError)
     def unavailable(exc: SearchUnavailableError) -> Response:
-        return _error(503, str(exc), details=exc.reasons)
+        return error_response(503, str(exc), details=exc.reasons)
 
     @app.errorhandler(OpenSearchConnectionError)
     def no_cluster(exc: OpenSearchConnectionError) -> Response:
-        return _error(503, f"cannot reach OpenSearch at {settings.opensearch.url}")
+        return error_response(503, f"cannot reach OpenSearch at {settings.opensearch.url}")
 
     @app.errorhandler(TransportError)
     def cluster_refused(exc: TransportError) -> Response:
         log.warning("opensearch refused", extra={"error": str(exc)[:500]})
-        return _error(502, f"OpenSearch refused the request: {str(exc)[:300]}")
+        return error_response(502, f"OpenSearch refused the request: {str(exc)[:300]}")
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Response:
-        return _error(exc.code or 500, exc.description or exc.name)
+    def httperror_response(exc: HTTPException) -> Response:
+        return error_response(exc.code or 500, exc.description or exc.name)
 
     return app
 
@@ -203,17 +202,3 @@ def _body() -> Any:
         return json.loads(request.get_data())
     except json.JSONDecodeError as exc:
         raise ValueError(f"the body is not valid JSON: {exc}") from None
-
-
-def _json(payload: Any, status: int = 200) -> Response:
-    return Response(json.dumps(payload), status=status, mimetype="application/json")
-
-
-def _error(status: int, message: str, details: Any = None) -> Response:
-    error: dict[str, Any] = {"status": status, "message": message}
-    if details is not None:
-        error["details"] = details
-    return _json({"error": error}, status)
-
-
-Handler = Callable[[], Response]

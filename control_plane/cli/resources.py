@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from control_plane.cli.common import EXIT_DRIFT, Subcommands, current_resources
-from control_plane.cluster.manage import apply_resources, verify_resources
+from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cluster.manage import apply_resources, current_resources, verify_resources
 from control_plane.cluster.status import read_status
 from control_plane.config.settings import Settings
 from control_plane.opensearch.client import make_client

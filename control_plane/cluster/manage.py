@@ -9,8 +9,9 @@ from enum import StrEnum
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings
+from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.opensearch.resources_api import get_resource, put_resource
-from control_plane.resources.catalog import Resource
+from control_plane.resources.catalog import Resource, load_resources
 from control_plane.resources.drift import Difference, diff
 
 log = logging.getLogger(__name__)
@@ -66,3 +67,9 @@ def apply_resources(client: OpenSearch, settings: Settings, resources: list[Reso
 def verify_resources(client: OpenSearch, resources: list[Resource]) -> dict[str, list[Difference]]:
     """Drift per resource label (an empty list means in sync)."""
     return {r.label: diff(r.body, get_resource(client, r.kind, r.name)) for r in resources}
+
+
+def current_resources(client: OpenSearch, settings: Settings) -> list[Resource]:
+    """The resources as they should be now: with the ids of whichever models are deployed (what
+    `apply`, `verify`, `status` and the admin API compare the cluster with)."""
+    return load_resources(settings, deployed_model_ids(client, settings))

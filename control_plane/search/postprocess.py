@@ -3,7 +3,6 @@ cut from the fused list (so pages concatenate to the unpaginated ranking)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,11 +39,12 @@ def _highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
     return chunk
 
 
-def _to_hit(chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int) -> ChunkHit:
-    # A chunk without offsets can't be placed next to another: give it a document of its own.
+def _to_hit(
+    chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int, doc_id: str | None = None
+) -> ChunkHit:
     return ChunkHit(
         chunk_id=chunk.chunk_id,
-        doc_id=chunk.doc_id if chunk.start is not None else f"{chunk.doc_id}#{chunk.chunk_id}",
+        doc_id=chunk.doc_id if doc_id is None else doc_id,
         score=chunk.score,
         start=chunk.start if chunk.start is not None else 0,
         end=chunk.end if chunk.end is not None else len(chunk.text),
@@ -58,11 +58,20 @@ def _to_hit(chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int) 
 def _merged(
     chunks: list[ChunkResult], embeddings: Mapping[str, Sequence[float]], tokens: Mapping[str, int]
 ) -> list[ChunkResult]:
-    hits = [_to_hit(c, embeddings.get(c.chunk_id), tokens.get(c.chunk_id, 0)) for c in chunks]
+    # A chunk without offsets can't be placed next to another: give it a document of its own.
+    hits = [
+        _to_hit(
+            c,
+            embeddings.get(c.chunk_id),
+            tokens.get(c.chunk_id, 0),
+            doc_id=None if c.start is not None else f"{c.doc_id}#{c.chunk_id}",
+        )
+        for c in chunks
+    ]
     merged: list[ChunkResult] = []
     for hit in merge_neighbours(hits):
         original: ChunkResult = hit.fields["result"]
-        members = list(getattr(hit, "merged_from", ()) or ())
+        members = list(hit.merged_from)
         if len(members) > 1:
             original = original.model_copy(
                 update={
@@ -79,7 +88,6 @@ def _merged(
 
 def _documents(chunks: list[ChunkResult]) -> list[DocumentResult]:
     hits = [_to_hit(c, None, 0) for c in chunks]
-    hits = [dataclasses.replace(h, doc_id=c.doc_id) for h, c in zip(hits, chunks, strict=True)]
     documents: list[DocumentResult] = []
     for doc in aggregate_by_document(hits, method="max", best_chunks=3):
         best: list[ChunkResult] = [hit.fields["result"] for hit in doc.chunks]

@@ -154,23 +154,17 @@ class SearchService:
     def _encode(self, spec: SearchSpec) -> tuple[QueryEncodings, list[str], list[str], dict[str, float]]:
         timeout_s = self.settings.search.component_timeout_ms / 1000
         calls: dict[str, Any] = {}
-        doc_only_id: str | None = None
+        doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
+        doc_only_id = self.model_ids().get("sparse_query") if doc_only else None
         if "dense" in spec.components:
             calls["dense"] = _timed(lambda: self.inference.dense(spec.query, timeout_s))
-        if "splade" in spec.components:
-            if self.settings.models.sparse_query_mode == "doc-only":
-                doc_only_id = self.model_ids().get("sparse_query")
-            else:
-                calls["splade"] = _timed(lambda: self.inference.sparse(spec.query, timeout_s))
+        if "splade" in spec.components and not doc_only:
+            calls["splade"] = _timed(lambda: self.inference.sparse(spec.query, timeout_s))
         results, failures = run_with_deadline(self._pool, calls, timeout_s)
         errors = [failure.code for failure in failures]
         for failure in failures:
             log.warning("component dropped", extra={"component": failure.component, "reason": failure.detail})
-        if (
-            "splade" in spec.components
-            and self.settings.models.sparse_query_mode == "doc-only"
-            and not doc_only_id
-        ):
+        if doc_only and not doc_only_id:
             errors.append("splade_unavailable")
         usable: list[str] = [
             name

@@ -14,11 +14,9 @@ import pytest
 from integration.node import LOG_FILE, cluster_name_at, run_playbook
 from opensearchpy import OpenSearch
 
-from control_plane.cluster.manage import apply_resources
+from control_plane.cluster.manage import apply_resources, current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
-from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.opensearch.client import make_client
-from control_plane.resources.catalog import load_resources
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +50,7 @@ def client(node: str, settings: Settings) -> OpenSearch:
 def applied(client: OpenSearch, settings: Settings) -> Settings:
     """The project's templates and pipelines installed on the node (with the ids of whichever models
     are deployed, so the pipelines keep their query defaults)."""
-    apply_resources(client, settings, load_resources(settings, deployed_model_ids(client, settings)))
+    apply_resources(client, settings, current_resources(client, settings))
     return settings
 
 

@@ -6,21 +6,14 @@ import pytest
 from opensearchpy import OpenSearch
 
 from control_plane.cli.main import main as cli
-from control_plane.cluster.manage import Action, apply_resources, verify_resources
+from control_plane.cluster.manage import Action, apply_resources, current_resources, verify_resources
 from control_plane.config.settings import LOCAL_FILE, Settings
-from control_plane.mlcommons.registry import deployed_model_ids
-from control_plane.resources.catalog import Resource, load_resources
 
 pytestmark = pytest.mark.integration
 
 
-def current(client: OpenSearch, settings: Settings) -> list[Resource]:
-    """What `apply` installs now: with the ids of whichever models are deployed (as the CLI does)."""
-    return load_resources(settings, deployed_model_ids(client, settings))
-
-
 def test_second_apply_changes_nothing_and_verify_is_clean(client: OpenSearch, applied: Settings) -> None:
-    resources = current(client, applied)
+    resources = current_resources(client, applied)
     results = apply_resources(client, applied, resources)
     assert {r.action for r in results} == {Action.UNCHANGED}
     assert len(results) == len(resources)
@@ -32,7 +25,7 @@ def test_second_apply_changes_nothing_and_verify_is_clean(client: OpenSearch, ap
 def test_hand_edited_pipeline_shows_drift_until_apply_repairs_it(
     client: OpenSearch, applied: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    [pipeline] = [r for r in current(client, applied) if r.name == "hybrid-minmax"]
+    [pipeline] = [r for r in current_resources(client, applied) if r.name == "hybrid-minmax"]
     edited = copy.deepcopy(pipeline.body)
     edited["phase_results_processors"][0]["normalization-processor"]["combination"]["parameters"][
         "weights"
@@ -43,14 +36,14 @@ def test_hand_edited_pipeline_shows_drift_until_apply_repairs_it(
     ]
     client.search_pipeline.put(id="hybrid-minmax", body=edited)
     try:
-        drift = verify_resources(client, current(client, applied))
+        drift = verify_resources(client, current_resources(client, applied))
         assert [label for label, diffs in drift.items() if diffs] == ["search_pipeline/hybrid-minmax"]
         assert cli(["--config", str(LOCAL_FILE), "verify"]) == 1
         out = capsys.readouterr().out
         assert "drift  search_pipeline/hybrid-minmax" in out
         assert "[0.5, 0.25, 0.25]" in out and "[0.3, 0.35, 0.35]" in out
     finally:
-        results = apply_resources(client, applied, current(client, applied))
+        results = apply_resources(client, applied, current_resources(client, applied))
     assert {r.label for r in results if r.action is Action.UPDATED} == {"search_pipeline/hybrid-minmax"}
     assert cli(["--config", str(LOCAL_FILE), "verify"]) == 0
 

@@ -14,7 +14,7 @@ Paths (each request timed from sending it to having its whole answer, on keep-al
                hybrid-rrf, hybrid-minmax, hybrid-rrf-rerank, as `biohybrid query` sends it: ml-commons
                encodes the query inside OpenSearch. Run when the models answer (`biohybrid models status`).
 
-Configurations are the evaluation's (control_plane/config/evaluation.yaml, with +rerank / +boosts);
+Configurations are the evaluation's (control_plane/config/evaluation.yaml, with +rerank[@N] / +boosts);
 they and the paths are interleaved per query, the order rotating, so machine noise hits all alike.
 Queries: NFCorpus train + dev (never test) in a seeded hash order, cycled when fewer than --queries.
 

@@ -27,7 +27,8 @@ def add_parsers(commands: Subcommands) -> None:
         "SearchService as /v1/search, at document level), then write TREC run files, results.json and "
         "report.md with plots under --out/<run id>/, store the run in the eval-runs index and compare "
         "the alert metric with the stored baseline. Configurations are named in "
-        "control_plane/config/evaluation.yaml; add variants with +rerank / +boosts.",
+        "control_plane/config/evaluation.yaml; add variants with +rerank, +rerank@N "
+        "(rerank only the fused top N) and +boosts.",
     )
     evaluate.add_argument("test_set", help="test set id: nfcorpus/dev, nfcorpus/stratified, <folder>:<split>")
     evaluate.add_argument(

@@ -113,8 +113,8 @@ class ModelsSettings(_Strict):
     group: str = "biohybrid"
     dense: str = "minilm"
     sparse: str = "splade-tiny"
-    # An honest embedding similarity until the project's trained cross-encoder lands.
-    rerank: str = "minilm"
+    # The project's cross-encoder (model_artifacts/reranker); a dense model's name reranks by cosine.
+    rerank: str = "ce-minilm"
     # How many fused hits the -rerank pipelines rescore: the request size of a reranked search.
     rerank_top_n: int = Field(100, ge=1, le=1000)
     # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside

@@ -3,7 +3,8 @@
 A configuration fixes what a run compares (components, fusion, weights, rerank, clinical boosts);
 the query text, depth and granularity come from the run. Names are data (config/evaluation.yaml), so
 adding a configuration needs no code; ``hybrid-rrf+rerank+boosts`` is the ``hybrid-rrf`` base with
-both variants switched on.
+both variants switched on, and ``hybrid-minmax+rerank@20`` reranks only the fused top 20 hits (a depth
+sweep needs no configuration per depth).
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ class EvalConfiguration(BaseModel):
         return len(self.components) > 1
 
     def search_spec(self, query: str, size: int, candidate_depth: int) -> SearchSpec:
-        """The document-level SearchSpec for one query; ``candidate_depth`` applies unless overridden."""
+        """The document-level SearchSpec for one query; ``candidate_depth`` applies unless overridden.
+        A rerank depth caps the size: OpenSearch's rerank processor rescores every hit it returns, so a
+        search reranked at depth N answers N hits (metrics past N are not comparable)."""
+        if self.rerank and self.rerank_top_n is not None:
+            size = min(size, self.rerank_top_n)
         return SearchSpec(
             query=query,
             size=size,
@@ -72,6 +77,19 @@ VARIANTS: dict[str, Callable[[EvalConfiguration], EvalConfiguration]] = {
     "rerank": _with_rerank,
     "boosts": _with_boosts,
 }
+RERANK_AT = "rerank@"
+KNOWN_VARIANTS = ", ".join([*(f"+{v}" for v in VARIANTS), f"+{RERANK_AT}N"])
+
+
+def _apply_variant(configuration: EvalConfiguration, variant: str, name: str) -> EvalConfiguration:
+    if variant in VARIANTS:
+        return VARIANTS[variant](configuration)
+    if variant.startswith(RERANK_AT):
+        depth = variant.removeprefix(RERANK_AT)
+        if not depth.isdigit() or not 1 <= int(depth) <= 500:
+            raise ValueError(f"rerank depth in {name!r} must be a whole number from 1 to 500, got {depth!r}")
+        return configuration.model_copy(update={"rerank": True, "rerank_top_n": int(depth)})
+    raise ValueError(f"unknown variant {variant!r} in {name!r}; known: {KNOWN_VARIANTS}")
 
 
 def resolve_configuration(name: str, bases: Mapping[str, EvalConfiguration]) -> EvalConfiguration:
@@ -80,17 +98,14 @@ def resolve_configuration(name: str, bases: Mapping[str, EvalConfiguration]) -> 
     if base_name not in bases:
         raise ValueError(
             f"unknown configuration {base_name!r} in {name!r}; known: {', '.join(bases)} "
-            f"(variants: {', '.join(f'+{v}' for v in VARIANTS)})"
+            f"(variants: {KNOWN_VARIANTS})"
         )
-    if len(set(variants)) != len(variants):
+    kinds = [v.split("@")[0] for v in variants]
+    if len(set(kinds)) != len(kinds):
         raise ValueError(f"configuration {name!r} repeats a variant")
     configuration = bases[base_name]
     for variant in variants:
-        if variant not in VARIANTS:
-            raise ValueError(
-                f"unknown variant {variant!r} in {name!r}; known: {', '.join(f'+{v}' for v in VARIANTS)}"
-            )
-        configuration = VARIANTS[variant](configuration)
+        configuration = _apply_variant(configuration, variant, name)
     return configuration.model_copy(update={"name": name.strip()})
 
 

@@ -7,7 +7,8 @@
   sparse_encoding / neural_sparse read its ``response`` list of token→weight maps.
 * ``POST /v1/rerank/<model>`` ``{"query", "documents", "top_n"?}`` → ``[{"index": i, "relevance_score": s}]``,
   best first: what ``connector.post_process.default.rerank`` reads (``index`` an integer, ``relevance_score``
-  a float). The score is the dense model's cosine similarity, not a cross-encoder's.
+  a float). A rerank model scores with its cross-encoder (raw logits); a dense model's name gives the
+  cosine similarity of its embeddings.
 * ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
   ``GET /v1/models`` (what is served, with dimensions).
 """
@@ -85,7 +86,7 @@ def create_app(
     def rerank(model: str) -> Response:
         def answer() -> list[dict[str, Any]]:
             req = rerank_request(_body(), limits)
-            scores = host.similarity(model).score(req.query, req.documents)
+            scores = host.reranker(model).score(req.query, req.documents)
             ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
             # ml-commons reads long decimals as BigDecimal and then fails casting them to Double
             # (ClassCastException in the rerank post-process): send at most 7 significant digits.

@@ -17,6 +17,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
+T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
 
@@ -34,16 +35,19 @@ class BatchObserver(Protocol):
 
 
 @dataclass
-class _Job(Generic[R]):
-    items: list[str]
+class _Job(Generic[T, R]):
+    items: list[T]
     future: Future[list[R]] = field(default_factory=Future)
 
 
-class MicroBatcher(Generic[R]):
+class MicroBatcher(Generic[T, R]):
+    """Items are texts (encoders) or (query, passage) pairs (cross-encoders); ``fn`` maps a batch of them
+    to one result each."""
+
     def __init__(
         self,
         name: str,
-        fn: Callable[[list[str]], Sequence[R]],
+        fn: Callable[[list[T]], Sequence[R]],
         *,
         max_batch: int,
         max_wait_s: float,
@@ -54,9 +58,9 @@ class MicroBatcher(Generic[R]):
         self._fn = fn
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
-        self._queue: queue.Queue[_Job[R] | None] = queue.Queue(maxsize=queue_size)
+        self._queue: queue.Queue[_Job[T, R] | None] = queue.Queue(maxsize=queue_size)
         self._observer = observer
-        self._carry: _Job[R] | None = None
+        self._carry: _Job[T, R] | None = None
         self._stopping = False
         self._thread = threading.Thread(target=self._work, name=f"batcher-{name}", daemon=True)
         self._thread.start()
@@ -66,11 +70,11 @@ class MicroBatcher(Generic[R]):
         """Requests waiting (not counting the batch being computed)."""
         return self._queue.qsize() + (1 if self._carry is not None else 0)
 
-    def submit(self, items: list[str], timeout_s: float) -> list[R]:
+    def submit(self, items: list[T], timeout_s: float) -> list[R]:
         """Results for ``items`` in order; raises OverloadedError or BatchTimeoutError instead of blocking."""
         if self._stopping or not self._thread.is_alive():
             raise OverloadedError(f"model '{self.name}' is stopped")
-        job: _Job[R] = _Job(items=list(items))
+        job: _Job[T, R] = _Job(items=list(items))
         try:
             self._queue.put_nowait(job)
         except queue.Full:
@@ -103,9 +107,9 @@ class MicroBatcher(Generic[R]):
             if job is not None and job.future.set_running_or_notify_cancel():
                 job.future.set_exception(error)
 
-    def _next_batch(self) -> list[_Job[R]] | None:
+    def _next_batch(self) -> list[_Job[T, R]] | None:
         if self._carry is not None:
-            first: _Job[R] | None = self._carry
+            first: _Job[T, R] | None = self._carry
             self._carry = None
         elif self._stopping:
             return None
@@ -138,7 +142,7 @@ class MicroBatcher(Generic[R]):
             if live:
                 self._run(live)
 
-    def _run(self, jobs: list[_Job[R]]) -> None:
+    def _run(self, jobs: list[_Job[T, R]]) -> None:
         items = [text for job in jobs for text in job.items]
         try:
             results: list[R] = []

@@ -13,7 +13,7 @@ from control_plane.inference.server import serve
 from control_plane.logs import configure_logging
 
 DESCRIPTION = (
-    "Serve dense embeddings, SPLADE term weights and cosine similarity over HTTP, in the shapes "
+    "Serve dense embeddings, SPLADE term weights and cross-encoder relevance scores over HTTP, in the shapes "
     "ml-commons' connector functions expect (see control_plane/inference/app.py)."
 )
 
@@ -35,6 +35,7 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sparse", action="append", help="sparse model to serve (repeatable; default splade-tiny)"
     )
+    p.add_argument("--rerank", action="append", help="cross-encoder to serve (repeatable; default ce-minilm)")
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
     p.add_argument("--max-wait-ms", type=float, default=d.max_wait_ms, help="wait to fill a batch")
     p.add_argument(
@@ -58,6 +59,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         port=args.port,
         dense_models=tuple(args.dense or ["minilm"]),
         sparse_models=tuple(args.sparse or ["splade-tiny"]),
+        rerank_models=tuple(args.rerank or ["ce-minilm"]),
         max_batch=args.max_batch,
         max_wait_ms=args.max_wait_ms,
         queue_size=args.queue_size,

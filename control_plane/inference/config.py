@@ -16,8 +16,10 @@ class ServiceConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     dense_models: tuple[str, ...] = ("minilm",)
-    """Served on /v1/embeddings/<name> and, as cosine similarity, on /v1/rerank/<name>."""
+    """Served on /v1/embeddings/<name> (and on /v1/rerank/<name> as cosine similarity, for A/B runs)."""
     sparse_models: tuple[str, ...] = ("splade-tiny",)
+    rerank_models: tuple[str, ...] = ("ce-minilm",)
+    """Cross-encoders served on /v1/rerank/<name> (a dense model's name there still gives its cosine)."""
     max_batch: int = 32
     """Texts per model call, merged across concurrent requests."""
     max_wait_ms: float = 5.0
@@ -46,5 +48,5 @@ class ServiceConfig:
                 raise ValueError(f"{name} must be ≥ 1, got {getattr(self, name)}")
         if self.max_wait_ms < 0 or self.request_timeout_s <= 0:
             raise ValueError("max_wait_ms must be ≥ 0 and request_timeout_s > 0")
-        if not self.dense_models and not self.sparse_models:
-            raise ValueError("serve at least one dense or sparse model")
+        if not self.dense_models and not self.sparse_models and not self.rerank_models:
+            raise ValueError("serve at least one dense, sparse or rerank model")

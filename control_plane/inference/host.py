@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,7 @@ import numpy.typing as npt
 from control_plane.inference.batching import MicroBatcher
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.metrics import ServiceMetrics
+from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.manifest import Manifest, load_manifest
 from control_plane.models.runtime import OnnxModel
@@ -28,6 +29,7 @@ from control_plane.models.sparse import SparseEncoder
 log = logging.getLogger(__name__)
 Status = Literal["loading", "ready", "failed"]
 Vector = npt.NDArray[np.float32]
+T = TypeVar("T")
 R = TypeVar("R")
 
 
@@ -55,12 +57,28 @@ class ModelState:
 class BatchedEncoder:
     """A DenseEncoder seen through its batching queue, so similarity requests share batches too."""
 
-    def __init__(self, batcher: MicroBatcher[Vector], timeout_s: float) -> None:
+    def __init__(self, batcher: MicroBatcher[str, Vector], timeout_s: float) -> None:
         self._batcher = batcher
         self._timeout_s = timeout_s
 
     def encode(self, texts: Sequence[str]) -> Vector:
         return np.stack(self._batcher.submit(list(texts), self._timeout_s))
+
+
+class BatchedCrossEncoder:
+    """A CrossEncoderScorer seen through its batching queue: one score per document, in order."""
+
+    def __init__(self, batcher: MicroBatcher[Pair, float], timeout_s: float, name: str) -> None:
+        self._batcher = batcher
+        self._timeout_s = timeout_s
+        self.name = name
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        return self._batcher.submit([(query, d) for d in documents], self._timeout_s)
+
+
+class Scorer(Protocol):
+    def score(self, query: str, documents: Sequence[str]) -> list[float]: ...
 
 
 class ModelHost:
@@ -72,8 +90,11 @@ class ModelHost:
             self.states[name] = ModelState(name, "dense")
         for name in config.sparse_models:
             self.states[name] = ModelState(name, "sparse")
-        self._dense: dict[str, MicroBatcher[Vector]] = {}
-        self._sparse: dict[str, MicroBatcher[dict[str, float]]] = {}
+        for name in config.rerank_models:
+            self.states[name] = ModelState(name, "rerank")
+        self._dense: dict[str, MicroBatcher[str, Vector]] = {}
+        self._sparse: dict[str, MicroBatcher[str, dict[str, float]]] = {}
+        self._rerank: dict[str, MicroBatcher[Pair, float]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -113,9 +134,21 @@ class ModelHost:
                 state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
             )
             session, state.dimension = dense.model.session, dense.dimension
-            batcher = self._batcher(state.name, lambda texts: list(dense.encode(texts)))
+            batcher: MicroBatcher[str, Vector] = self._batcher(
+                state.name, lambda texts: list(dense.encode(texts))
+            )
             with self._lock:
                 self._dense[state.name] = batcher
+        elif state.role == "rerank":
+            scorer = CrossEncoderScorer.load(
+                state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
+            )
+            session, state.dimension = scorer.model.session, 1
+            rerank_batcher: MicroBatcher[Pair, float] = self._batcher(
+                state.name, lambda pairs: [float(s) for s in scorer.score_pairs(pairs)]
+            )
+            with self._lock:
+                self._rerank[state.name] = rerank_batcher
         else:
             sparse = SparseEncoder.load(
                 state.name,
@@ -136,7 +169,7 @@ class ModelHost:
         self.metrics.model_ready.labels(state.name, state.providers[0]).set(1)
         state.status = "ready"
 
-    def _batcher(self, name: str, fn: Callable[[list[str]], Sequence[R]]) -> MicroBatcher[R]:
+    def _batcher(self, name: str, fn: Callable[[list[T]], Sequence[R]]) -> MicroBatcher[T, R]:
         batcher = MicroBatcher(
             name,
             fn,
@@ -170,8 +203,18 @@ class ModelHost:
         self._state(name, "dense")
         return SimilarityScorer(BatchedEncoder(self._dense[name], self.config.request_timeout_s), name)
 
+    def reranker(self, name: str) -> Scorer:
+        """The cross-encoder ``name``; a dense model's name gives its cosine similarity (kept for A/B)."""
+        state = self.states.get(name)
+        if state is not None and state.role == "dense":
+            return self.similarity(name)
+        self._state(name, "rerank")
+        return BatchedCrossEncoder(self._rerank[name], self.config.request_timeout_s, name)
+
     def stop(self) -> None:
         for dense in self._dense.values():
             dense.stop()
         for sparse in self._sparse.values():
             sparse.stop()
+        for rerank in self._rerank.values():
+            rerank.stop()

@@ -154,7 +154,7 @@ def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]
 
 def _describe(spec: ModelSpec, service_url: str) -> str:
     if spec.role == "rerank":
-        return f"cosine similarity of '{spec.served_name}' embeddings at {service_url} (not a cross-encoder)"
+        return f"cross-encoder '{spec.served_name}' (query-passage relevance) at {service_url}"
     return f"{spec.role} model '{spec.served_name}' at {service_url}"
 
 

@@ -5,6 +5,7 @@ rebuilds them from the PyPI weight packages.
 """
 
 from control_plane.models.artifacts import ArtifactError
+from control_plane.models.cross_encoder import CrossEncoderScorer
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.manifest import Manifest, ManifestError, ModelSpec, load_manifest
 from control_plane.models.similarity import SimilarityScorer
@@ -12,6 +13,7 @@ from control_plane.models.sparse import SparseEncoder
 
 __all__ = [
     "ArtifactError",
+    "CrossEncoderScorer",
     "DenseEncoder",
     "Manifest",
     "ManifestError",

@@ -47,6 +47,7 @@ from model_artifacts.reranker.pairs import (
     mine_negatives,
     normalise_query,
     positive_passages,
+    retrieved_positives,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +177,11 @@ def build_nfcorpus(
     )
     queries = []
     for query, hits in zip(allowed, ranked, strict=True):
-        positives = positive_passages(qrels[query.query_id], passages_of)
+        judged = qrels[query.query_id]
+        if settings.nfcorpus_positives == "retrieved":
+            positives = retrieved_positives(hits, doc_of, judged)
+        else:
+            positives = positive_passages(judged, passages_of)
         if positives:
             negatives = mine_negatives(hits, doc_of, qrels[query.query_id], settings.negatives_per_query)
             queries.append(TrainQuery("nfcorpus", query.query_id, query.text, positives, negatives))

@@ -131,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for target in made.values()
     ]
     torch_dev = _dev(reference_dev, candidates, chosen, data)
-    export_command = f"{PROG} --run {_shown(args.run)} --commit --write-manifest"
+    chosen_checkpoint = "" if args.checkpoint == "final" else f" --checkpoint {args.checkpoint}"
+    variant = "" if args.runtime_variant == "int8w" else f" --runtime-variant {args.runtime_variant}"
+    export_command = f"{PROG} --run {_shown(args.run)}{chosen_checkpoint}{variant} --commit --write-manifest"
     report = render(name, record, folder, results, torch_dev, len(chosen), args.dev_depth)
     (args.run / "export").mkdir(exist_ok=True)
     (args.run / "export" / f"{name}.md").write_text(report, encoding="utf-8")
@@ -360,7 +362,8 @@ def manifest_entry(
         "description": f"biomedical cross-encoder fine-tuned here from {base.name} "
         "(query + passage → one relevance logit)",
         "source": asdict(base.source),
-        "architecture": f"{base.architecture}; mean-pooled last hidden state → linear → 1 logit",
+        "architecture": f"{base.architecture}; logit = scale × cosine(mean of the query segment's last "
+        "hidden states, mean of the passage segment's)",
         "tokenizer": "tokenizer.json from the source; [CLS] query [SEP] passage [SEP], token_type_ids 0/1, "
         "truncated longest-first",
         "max_length": int(config["max_length"]),

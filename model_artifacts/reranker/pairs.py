@@ -111,6 +111,14 @@ def positive_passages(judged: Mapping[str, int], passages_of: Mapping[str, Seque
     }
 
 
+def retrieved_positives(
+    ranked: Sequence[str], doc_of: Mapping[str, str], judged: Mapping[str, int]
+) -> dict[str, int]:
+    """The ranked passages whose document this query grades > 0, with that grade: the positives a
+    reranker actually meets (it only ever sees the first stage's list)."""
+    return {p: judged[doc_of[p]] for p in ranked if judged.get(doc_of[p], 0) > 0}
+
+
 def mine_negatives(
     ranked: Sequence[str], doc_of: Mapping[str, str], judged: Mapping[str, int], limit: int
 ) -> tuple[str, ...]:

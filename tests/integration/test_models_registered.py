@@ -16,8 +16,8 @@ from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
 from control_plane.mlcommons.registry import models_status, register_models
+from control_plane.models.cross_encoder import CrossEncoderScorer
 from control_plane.models.dense import DenseEncoder
-from control_plane.models.similarity import SimilarityScorer
 from control_plane.models.sparse import SparseEncoder
 from control_plane.query.components import bm25_clause, hybrid_query
 from control_plane.resources.catalog import load_resources
@@ -127,7 +127,8 @@ def test_rerank_pipeline_orders_by_the_services_scores(
         "hits"
     ]
     assert len(hits) == 20
-    scorer = SimilarityScorer(encoder.dense, "minilm")  # type: ignore[arg-type]
+    # The same committed cross-encoder, scored in-process: the pipeline's order is the model's order.
+    scorer = CrossEncoderScorer.load("ce-minilm", device="cpu")
     expected = scorer.score(text, [h["_source"]["text"] for h in hits])
     assert [h["_score"] for h in hits] == pytest.approx(expected, abs=1e-4)
     assert [h["_score"] for h in hits] == sorted((h["_score"] for h in hits), reverse=True)

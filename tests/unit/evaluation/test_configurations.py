@@ -30,6 +30,14 @@ def test_variants_switch_on_rerank_and_boosts_and_keep_the_name() -> None:
     assert both.weights == plain.weights and both.fusion_method == "weighted"
 
 
+def test_rerank_at_a_depth_reranks_only_the_fused_top_n() -> None:
+    at_20 = resolve_configuration("hybrid-minmax+rerank@20", BASES)
+    assert (at_20.rerank, at_20.rerank_top_n, at_20.name) == (True, 20, "hybrid-minmax+rerank@20")
+    assert resolve_configuration("hybrid-minmax+rerank", BASES).rerank_top_n is None  # the settings' depth
+    spec = at_20.search_spec("warfarin", size=100, candidate_depth=300)
+    assert spec.rerank and (spec.rerank_top_n, spec.size) == (20, 20)  # the processor returns what it scored
+
+
 def test_search_spec_is_document_level_with_the_run_depths() -> None:
     spec = resolve_configuration("hybrid-minmax+boosts", BASES).search_spec(
         "warfarin", size=100, candidate_depth=300
@@ -48,6 +56,9 @@ def test_search_spec_is_document_level_with_the_run_depths() -> None:
         ("bm42", "unknown configuration 'bm42'"),
         ("bm25+fast", "unknown variant 'fast'"),
         ("bm25+rerank+rerank", "repeats a variant"),
+        ("bm25+rerank+rerank@20", "repeats a variant"),
+        ("bm25+rerank@0", "whole number from 1 to 500, got '0'"),
+        ("bm25+rerank@ten", "whole number from 1 to 500, got 'ten'"),
     ],
 )
 def test_bad_names_say_what_is_known(name: str, message: str) -> None:

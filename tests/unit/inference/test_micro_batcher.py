@@ -45,7 +45,9 @@ def gate() -> Iterator[Gate]:
     g.release.set()
 
 
-def _batcher(fn: Gate, recorder: Recorder, *, max_batch: int = 8, queue_size: int = 8) -> MicroBatcher[int]:
+def _batcher(
+    fn: Gate, recorder: Recorder, *, max_batch: int = 8, queue_size: int = 8
+) -> MicroBatcher[str, int]:
     return MicroBatcher(
         "m", fn, max_batch=max_batch, max_wait_s=0.2, queue_size=queue_size, observer=recorder
     )

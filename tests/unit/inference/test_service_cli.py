@@ -39,7 +39,7 @@ def test_the_options_can_be_added_to_another_cli() -> None:
         ({"max_batch": 0}, "max_batch"),
         ({"queue_size": 0}, "queue_size"),
         ({"request_timeout_s": 0}, "request_timeout_s"),
-        ({"dense_models": (), "sparse_models": ()}, "at least one"),
+        ({"dense_models": (), "sparse_models": (), "rerank_models": ()}, "at least one"),
     ],
 )
 def test_impossible_settings_are_refused(changes: dict[str, object], names: str) -> None:

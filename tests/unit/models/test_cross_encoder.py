@@ -146,7 +146,9 @@ def test_score_is_per_document_in_input_order_and_independent_of_batching(tiny: 
     single = CrossEncoderScorer.load("tiny-ce", manifest=loaded, device="cpu", max_batch=1)
     documents = [p for _, p in PAIRS]
     scores = batched.score("aspirin bleeding", documents)
-    assert scores == pytest.approx(single.score("aspirin bleeding", documents), abs=1e-6)
+    assert scores == pytest.approx(
+        single.score("aspirin bleeding", documents), abs=1e-5
+    )  # logit = 20 × cosine: fp32 padding noise ×20
     assert scores == pytest.approx(batched.score_pairs([("aspirin bleeding", d) for d in documents]).tolist())
     assert batched.score("aspirin bleeding", []) == []
 

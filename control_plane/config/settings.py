@@ -116,7 +116,7 @@ class ModelsSettings(_Strict):
     # The project's cross-encoder (model_artifacts/reranker); a dense model's name reranks by cosine.
     rerank: str = "ce-minilm"
     # How many fused hits the -rerank pipelines rescore: the request size of a reranked search.
-    rerank_top_n: int = Field(100, ge=1, le=1000)
+    rerank_top_n: int = Field(20, ge=1, le=1000)  # chosen on nfcorpus/dev: reports/reranker-nfcorpus.md
     # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside
     # OpenSearch encodes queries (no inference call), IDF computed from doc_only_idf_index.
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"

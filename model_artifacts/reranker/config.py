@@ -110,7 +110,7 @@ CONFIGS: dict[str, TrainConfig] = {
         val_depth=10,
     ),
     # 2 CPU cores: 1,000 steps × 24 pairs of ≤ 160 tokens at 1.45 s a step (measured on a quiet machine,
-    # bf16; 6.4 s under a load of 5) ≈ 25 min, plus 5 validations of 960 pairs (≈ 30 s each).
+    # bf16; 6.4 s under a load of 5) ≈ 25 min (29.6 min measured, run4), plus 10 validations of 960 pairs.
     # The encoder starts as a ranker (model.py), so a low rate that keeps it near its start: 5e-5 with a
     # pair-only term lowered dev AUC from step 200 on.
     "cpu": TrainConfig(

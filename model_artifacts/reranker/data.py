@@ -183,7 +183,7 @@ def build_nfcorpus(
         else:
             positives = positive_passages(judged, passages_of)
         if positives:
-            negatives = mine_negatives(hits, doc_of, qrels[query.query_id], settings.negatives_per_query)
+            negatives = mine_negatives(hits, doc_of, judged, settings.negatives_per_query)
             queries.append(TrainQuery("nfcorpus", query.query_id, query.text, positives, negatives))
     dev_set = load_test_set("nfcorpus/dev")
     dev_queries = list(dev_set.queries())

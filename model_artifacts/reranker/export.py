@@ -46,9 +46,9 @@ from model_artifacts.manifest_writer import file_digests
 from model_artifacts.parity import TOLERANCE
 from model_artifacts.reranker.data import REPO_ROOT, TrainingData, load_data
 from model_artifacts.reranker.model import (
+    INPUTS,
     OUTPUT,
     TOKENIZER_FILE,
-    input_names,
     load_cross_encoder,
     torch_scores,
 )
@@ -163,7 +163,7 @@ def export_variants(
     """Export fp32 and derive int8 / int8w under ``target``; returns variant → folder."""
     from model_artifacts import quantize  # needs onnx (the export extra)
 
-    torch_model = base_export.TorchModel(module=model, input_names=input_names(model), output_name=OUTPUT)
+    torch_model = base_export.TorchModel(module=model, input_names=INPUTS, output_name=OUTPUT)
     folded = target / "export" / "model.onnx"
     base_export.export_onnx(torch_model, folded)
     made = {variant: target / variant for variant in VARIANTS}

@@ -41,6 +41,7 @@ from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts import sources
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+"""The graph's inputs: the head splits the pair into segments by token_type_ids."""
 OUTPUT = "relevance_logit"
 TOKENIZER_FILE = "tokenizer.json"
 HEAD_FILE = "classifier.safetensors"
@@ -104,12 +105,6 @@ def save_cross_encoder(model: Any, folder: Path, tokenizer: Path) -> None:
     shutil.copyfile(tokenizer, folder / TOKENIZER_FILE)
 
 
-def input_names(model: Any) -> tuple[str, ...]:
-    """The graph's inputs: the head splits the pair into segments by token_type_ids."""
-    del model
-    return INPUTS
-
-
 def freeze_word_embeddings(model: Any) -> int:
     """Stop training the word embedding table; returns the number of frozen parameters."""
     weight = model.encoder.embeddings.word_embeddings.weight
@@ -171,13 +166,12 @@ def torch_scores(
 ) -> npt.NDArray[np.float32]:
     """The model's logit for each pair (eval mode, no gradients), tokenized as the runtime tokenizes."""
     torch = torch_lib()
-    names = input_names(model)
     out = np.zeros(len(pairs), dtype=np.float32)
     was_training = model.training
     model.eval()
     with torch.no_grad():
         for run in pair_runs(tokenizer, pairs, max_batch=batch, max_tokens=1 << 30):
-            feeds = {k: torch.from_numpy(v).to(device) for k, v in run.feeds(names).items()}
+            feeds = {k: torch.from_numpy(v).to(device) for k, v in run.feeds(INPUTS).items()}
             out[run.indices] = model(**feeds).float().cpu().numpy()
     model.train(was_training)
     return out

@@ -34,10 +34,10 @@ from model_artifacts.reranker import checkpoints
 from model_artifacts.reranker.config import TrainConfig, config_by_name
 from model_artifacts.reranker.data import DEFAULT_ROOT, REPO_ROOT, TrainingData, ensure_data, load_data
 from model_artifacts.reranker.model import (
+    INPUTS,
     TOKENIZER_FILE,
     base_folder,
     freeze_word_embeddings,
-    input_names,
     is_head,
     load_cross_encoder,
     new_cross_encoder,
@@ -315,7 +315,7 @@ def _step(
         sources.append(source)
     encodings = encode_pairs(tokenizer, pairs)
     run = pad_encodings(list(range(len(pairs))), encodings, tokenizer.pad_id)
-    feeds = {k: torch.from_numpy(v).to(device) for k, v in run.feeds(input_names(model)).items()}
+    feeds = {k: torch.from_numpy(v).to(device) for k, v in run.feeds(INPUTS).items()}
     torch.manual_seed(config.seed * 1_000_003 + step)  # dropout masks depend on the step only
     with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=config.precision == "bf16"):
         logits = model(**feeds).float().view(len(targets), config.group_size)

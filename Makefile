@@ -1,7 +1,7 @@
 # The two commands the README documents:
 #   make run   set up everything: the local OpenSearch node, the inference service and its models
 #              registered in ml-commons, templates and pipelines, the demo corpus indexed, status and
-#              example queries printed
+#              example queries printed (the evaluation corpora: make nfcorpus, make scifact)
 #   make test  set up everything, lint, type-check, and run unit + integration tests against the real
 #              node (reused if running, else provisioned and stopped again afterwards)
 SHELL := /bin/bash
@@ -17,7 +17,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run test lint unit integration node-up node-down service-up service-down api-up api-down status demo clean
+.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down service-up service-down api-up api-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -36,6 +36,10 @@ node-up: setup ## provision and start the local node and inference service (idem
 
 node-down: setup ## stop the local node and inference service
 	cd ansible && ../$(BIN)/ansible-playbook site.yml -e opensearch_state=stopped
+
+pin-artifacts: setup ## after changing opensearch_version: fetch the role's zips and rewrite their sha256 pins
+	$(BIN)/python ansible/roles/opensearch/files/maven_artifact.py pin \
+	  --defaults ansible/roles/opensearch/defaults/main.yml --pins ansible/roles/opensearch/vars/artifact_pins.yml
 
 status: setup ## print the node's status
 	$(BIN)/biohybrid --log-format text status
@@ -57,10 +61,15 @@ run: node-up service-up ## everything: node, models, pipelines, demo corpus, sta
 	$(BIN)/biohybrid --log-format text models register
 	$(BIN)/biohybrid --log-format text verify
 	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX) --strategy section
-	$(BIN)/biohybrid --log-format text ingest nfcorpus --index chunks-nfcorpus
 	@$(MAKE) --no-print-directory api-up
 	$(BIN)/biohybrid --log-format text status
 	@$(MAKE) --no-print-directory demo
+
+nfcorpus: node-up service-up ## index NFCorpus (6,794 chunks; ~11 min on 2 cores the first time, seconds once cached) for evaluation
+	$(BIN)/biohybrid --log-format text ingest nfcorpus --index chunks-nfcorpus
+
+scifact: node-up service-up ## index SciFact (9,076 chunks; ~15 min on 2 cores the first time) for evaluation
+	$(BIN)/biohybrid --log-format text ingest scifact --index chunks-scifact
 
 demo: setup ## example queries: straight to OpenSearch's pipelines, then through the control API
 	$(BIN)/biohybrid query "exclusion criteria pregnancy" --index $(DEMO_INDEX) --pipeline hybrid-rrf
@@ -80,8 +89,13 @@ unit: setup ## unit tests only (no node)
 integration: setup ## integration tests against the local node
 	$(BIN)/pytest tests/integration
 
-test: lint ## lint, then every test (unit and integration)
-	$(BIN)/pytest
+test: lint ## lint, then every test (unit and integration; PYTEST_ARGS adds pytest options)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-export: setup ## export-time parity against torch (installs the export extra: torch with its CUDA libraries, several GB)
+	$(BIN)/pip install --quiet -e ".[dev,ops,export]"
+	$(BIN)/python -c 'from control_plane.models.manifest import load_manifest; from model_artifacts.sources import install_sources, missing_packages; m = load_manifest(); [install_sources(m.model(n)) for n in ("minilm", "splade-tiny") if missing_packages(m.model(n))]'
+	$(BIN)/pytest tests/export
 
 clean: api-down service-down node-down ## stop the API, the service and the node, remove the project-local installs
 	rm -rf .local .venv

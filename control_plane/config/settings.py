@@ -122,6 +122,9 @@ class ModelsSettings(_Strict):
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"
     doc_only_idf_index: str = "chunks-*"
     deploy_timeout_s: float = Field(60, gt=0)
+    # Folder of the Python ingest path's encoding cache (model digest + text digest -> vectors), so
+    # unchanged text is never encoded twice; "" turns it off. Relative paths are from the working folder.
+    encoding_cache_dir: str = ""
 
 
 class ApiKey(_Strict):

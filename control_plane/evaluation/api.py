@@ -128,6 +128,12 @@ def _run(
     progress: ProgressCallback | None,
 ) -> EvaluateResult:
     index = settings.index_for(plan.evaluation_set.dataset)
+    if not service.client.indices.exists(index=index):
+        dataset = plan.evaluation_set.dataset
+        raise ValueError(
+            f"index {index!r} (the corpus of {dataset!r}) does not exist: index it first with "
+            f"`biohybrid ingest {dataset} --index {index}` (for NFCorpus: `make nfcorpus`)"
+        )
     searcher = evaluation_service(service.client, service.settings, settings.timeouts)
     retriever = SearchServiceRetriever(searcher, tenant_id, index, settings.candidate_depth)
     suite = execute(plan, retriever, settings, progress)

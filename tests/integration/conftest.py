@@ -7,15 +7,21 @@ it at the end, so the machine is left as it was found.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from integration.names import session_index, sweep_leftovers
 from integration.node import LOG_FILE, cluster_name_at, run_playbook
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.manage import apply_resources, current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.evaluation.slices import BuiltSlice, SliceSpec, build_slice
+from control_plane.ingestion.bulk import DeadLetterFile
+from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
+from control_plane.ingestion.setup import python_encoder
 from control_plane.opensearch.client import make_client
 
 
@@ -43,7 +49,12 @@ def node(settings: Settings) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def client(node: str, settings: Settings) -> OpenSearch:
-    return make_client(settings.opensearch)
+    """The node's client, after deleting what killed test sessions left behind (names.py)."""
+    client = make_client(settings.opensearch)
+    swept = sweep_leftovers(client)
+    if swept:
+        print(f"\nswept {len(swept)} indices left by killed test sessions: {', '.join(sorted(swept))}")
+    return client
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +68,45 @@ def applied(client: OpenSearch, settings: Settings) -> Settings:
 @pytest.fixture
 def chunk_index(client: OpenSearch, applied: Settings) -> Iterator[str]:
     """A fresh index matching the chunk template (prefix-*), deleted afterwards."""
-    name = f"{applied.index.prefix}-test-{uuid.uuid4().hex[:8]}"
+    name = session_index("test", applied.index.prefix)
     client.indices.create(index=name)
     yield name
     client.indices.delete(index=name, ignore_unavailable=True)
+
+
+# Fixed slices of the BEIR sets that every quality check of a session shares (built by a documented,
+# seeded function: control_plane/evaluation/slices.py). Sized so a session encodes about 2,400 chunks
+# for them (1,513 NFCorpus + 908 SciFact); the encoding cache makes a warm machine encode none.
+BEIR_SLICES = {
+    "nfcorpus": SliceSpec("nfcorpus-slice", (("nfcorpus/dev", 40), ("nfcorpus/test", 40)), distractors=250),
+    "scifact": SliceSpec("scifact-slice", (("scifact/train", 100),), distractors=400),
+}
+SLICES_DIR = Path(__file__).resolve().parents[2] / ".local" / "slices"
+
+
+@dataclass(frozen=True)
+class SliceIndex:
+    built: BuiltSlice
+    index: str
+    summary: IngestSummary
+
+
+@pytest.fixture(scope="session")
+def beir_slices(client: OpenSearch, applied: Settings) -> Iterator[dict[str, SliceIndex]]:
+    """Each BEIR slice indexed by the project's ingest (Python encoding path) into an index of this
+    session; deleted at the end."""
+    encoder, counter = python_encoder(applied)
+    indexed: dict[str, SliceIndex] = {}
+    try:
+        for dataset, spec in BEIR_SLICES.items():
+            built = build_slice(spec, SLICES_DIR)
+            index = session_index(spec.name)
+            dead = DeadLetterFile(SLICES_DIR / f"{spec.name}.dead-letter.jsonl")
+            options = IngestOptions(index=index, progress=False)
+            summary = ingest(client, [built.folder / "corpus.jsonl"], options, encoder, dead, counter)
+            client.indices.refresh(index=index)
+            indexed[dataset] = SliceIndex(built, index, summary)
+        yield indexed
+    finally:
+        for item in indexed.values():
+            client.indices.delete(index=item.index, ignore_unavailable=True)

@@ -1,17 +1,19 @@
-"""NFCorpus and SciFact indexed end to end by the project's ingest (parse, chunk, encode, bulk) and
-searched with plain text through both fusion pipelines; then the quality gates of the evaluation
-on nfcorpus/test (settings were never chosen on test: these are the spec's and Anserini's figures).
+"""NFCorpus and SciFact, end to end on fixed slices (conftest BEIR_SLICES: judged queries, all their
+judged documents, seeded distractors): indexed by the project's ingest (parse, chunk, encode, bulk),
+searched with plain text through both fusion pipelines, and evaluated through SearchService.
 
-The indices are the ones the evaluation reads (chunks-nfcorpus, chunks-scifact): ingest is idempotent,
-so on a machine that has them the fixture only checks them (no re-encoding)."""
+Slice figures are regression anchors, not comparable to full-corpus ones (a small corpus dense in
+relevant documents scores higher). The full-corpus check against Anserini's BM25 lives in the
+evaluation command and its committed report (model_artifacts/reports/evaluation-nfcorpus-test/)."""
 
 from __future__ import annotations
 
-import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from integration.conftest import SliceIndex
 from integration.service import registered_models
 from opensearchpy import OpenSearch
 
@@ -20,98 +22,98 @@ from control_plane.evaluation.api import EvaluateRequest, evaluate
 from control_plane.evaluation.metrics import ndcg_at_k
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.evaluation.testsets import load_test_set
-from control_plane.ingestion.bulk import DeadLetterFile
-from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
-from control_plane.ingestion.setup import python_encoder
 from control_plane.query.components import text_hybrid_query
 from control_plane.search.service import SearchService
 
 pytestmark = pytest.mark.integration
 
-CORPORA = {"nfcorpus": ("chunks-nfcorpus", 3633), "scifact": ("chunks-scifact", 5183)}
-# Plain-text queries through each pipeline, first judged queries of a non-test split.
-SEARCH_SPLITS = {"nfcorpus": "nfcorpus/dev", "scifact": "scifact/train"}
-QUERIES_PER_SPLIT = 40
-# A floor well under what these models reach (nfcorpus dev hybrid ~0.31, scifact ~0.6): "searchable"
-# means relevant documents come back, not a tuned figure.
-NDCG_FLOOR = {"nfcorpus": 0.2, "scifact": 0.45}
-ANSERINI_BM25_NFCORPUS_TEST = 0.322
+# Plain-text queries through each pipeline: the slice's queries of a non-test split.
+SEARCH_SPLITS = {"nfcorpus": "dev", "scifact": "train"}
+# A floor well under what these models reach on the slices: "searchable" means relevant documents come
+# back, not a tuned figure.
+NDCG_FLOOR = {"nfcorpus": 0.3, "scifact": 0.6}
+# Recorded by this test's configurations on the same slice (see the file for the command and machine);
+# a change beyond the tolerance means ranking changed: re-record only when the change is intended.
+BASELINE_FILE = Path(__file__).with_name("data") / "beir_slice_baseline.json"
+TOLERANCE = 0.02
+CONFIGURATIONS = ["bm25", "splade", "dense", "hybrid-minmax", "hybrid-rrf"]
+METRICS = ["ndcg@10", "recall@100"]
 
 
 @pytest.fixture(scope="module")
-def indexed(
-    client: OpenSearch, settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, IngestSummary]:
-    encoder, counter = python_encoder(settings)
-    summaries: dict[str, IngestSummary] = {}
-    for dataset, (index, _) in CORPORA.items():
-        options = IngestOptions(index=index, progress=False)
-        dead = DeadLetterFile(Path(tmp_path_factory.mktemp(dataset)) / "dead-letter.jsonl")
-        summaries[dataset] = ingest(client, [dataset], options, encoder, dead, counter)
-        client.indices.refresh(index=index)
-    return summaries
-
-
-@pytest.fixture(scope="module")
-def with_models(client: OpenSearch, indexed: dict[str, IngestSummary]) -> Iterator[Settings]:
+def with_models(client: OpenSearch, beir_slices: dict[str, SliceIndex]) -> Iterator[Settings]:
     with registered_models(client) as settings:
         yield settings
 
 
-@pytest.mark.parametrize("dataset", sorted(CORPORA))
+@pytest.mark.parametrize("dataset", ["nfcorpus", "scifact"])
 def test_every_document_is_indexed_once(
-    client: OpenSearch, indexed: dict[str, IngestSummary], dataset: str
+    client: OpenSearch, beir_slices: dict[str, SliceIndex], dataset: str
 ) -> None:
-    index, documents = CORPORA[dataset]
-    summary = indexed[dataset]
-    assert (summary.documents, summary.parse_errors, summary.index_failures) == (documents, 0, 0)
-    assert client.count(index=index)["count"] == summary.chunks
+    item = beir_slices[dataset]
+    summary = item.summary
+    assert (summary.documents, summary.parse_errors, summary.index_failures) == (item.built.documents, 0, 0)
+    assert client.count(index=item.index)["count"] == summary.chunks
     distinct = client.search(
-        index=index,
+        index=item.index,
         body={
             "size": 0,
             "aggs": {"docs": {"cardinality": {"field": "doc_id", "precision_threshold": 10000}}},
         },
     )["aggregations"]["docs"]["value"]
-    assert distinct == documents  # exact below the precision threshold
+    assert distinct == item.built.documents  # exact below the precision threshold
 
 
 @pytest.mark.parametrize("pipeline", ["hybrid-rrf", "hybrid-minmax"])
-@pytest.mark.parametrize("dataset", sorted(CORPORA))
+@pytest.mark.parametrize("dataset", ["nfcorpus", "scifact"])
 def test_plain_text_search_through_each_fusion_pipeline_finds_relevant_documents(
-    client: OpenSearch, with_models: Settings, dataset: str, pipeline: str
+    client: OpenSearch, beir_slices: dict[str, SliceIndex], with_models: Settings, dataset: str, pipeline: str
 ) -> None:
-    index, _ = CORPORA[dataset]
-    test_set = load_test_set(SEARCH_SPLITS[dataset])
+    item = beir_slices[dataset]
+    test_set = load_test_set(item.built.test_set_id(SEARCH_SPLITS[dataset]))
     qrels = test_set.qrels()
-    queries = list(itertools.islice(test_set.queries(), QUERIES_PER_SPLIT))
     scores = []
-    for query in queries:
+    for query in test_set.queries():
         body = {"size": 30, "_source": ["doc_id"], "query": text_hybrid_query(query.text)}
-        hits = client.search(index=index, params={"search_pipeline": pipeline}, body=body)["hits"]["hits"]
+        hits = client.search(index=item.index, params={"search_pipeline": pipeline}, body=body)["hits"][
+            "hits"
+        ]
         assert hits, (dataset, pipeline, query.query_id)
         ranking = list(dict.fromkeys(hit["_source"]["doc_id"] for hit in hits))  # best chunk per document
         scores.append(ndcg_at_k(qrels[query.query_id], ranking, 10))
     mean = sum(scores) / len(scores)
+    assert len(scores) == item.built.queries[SEARCH_SPLITS[dataset]]
     assert mean >= NDCG_FLOOR[dataset], (dataset, pipeline, mean)
 
 
-def test_nfcorpus_test_quality_gates(
-    client: OpenSearch, settings: Settings, indexed: dict[str, IngestSummary]
+def test_nfcorpus_test_queries_on_the_slice_hold_their_recorded_quality(
+    client: OpenSearch, settings: Settings, beir_slices: dict[str, SliceIndex]
 ) -> None:
-    """BM25 through the project's template within 0.015 nDCG@10 of Anserini's 0.322, and hybrid fusion
-    above the best single component on nDCG@10 and Recall@100 (issue 6)."""
-    evaluation = load_evaluation_settings(environ={})
+    """Each configuration within TOLERANCE of its recorded figures on the slice's nfcorpus/test queries,
+    and hybrid fusion above the best single component on nDCG@10 (issue 6)."""
+    item = beir_slices["nfcorpus"]
+    packaged = load_evaluation_settings(environ={})
+    evaluation = packaged.model_copy(update={"indices": {item.built.folder.name: item.index}})
     request = EvaluateRequest(
-        test_set_id="nfcorpus/test",
-        configurations=["bm25", "splade", "dense", "hybrid-minmax"],
-        metrics=["ndcg@10", "recall@100"],
+        test_set_id=item.built.test_set_id("test"),
+        configurations=CONFIGURATIONS,
+        metrics=METRICS,
         store=False,
     )
     result = evaluate(request, SearchService(client, settings), None, settings=evaluation)
-    by_name = {c.configuration: c.metrics for c in result.configurations}
-    assert result.query_count == 323
-    assert abs(by_name["bm25"]["ndcg@10"] - ANSERINI_BM25_NFCORPUS_TEST) <= 0.015, by_name["bm25"]
-    for metric in ("ndcg@10", "recall@100"):
-        best_single = max(by_name[c][metric] for c in ("bm25", "splade", "dense"))
-        assert by_name["hybrid-minmax"][metric] > best_single, (metric, by_name)
+    measured = {c.configuration: {m: round(c.metrics[m], 4) for m in METRICS} for c in result.configurations}
+    assert result.query_count == item.built.queries["test"]
+    recorded = json.loads(BASELINE_FILE.read_text())["nfcorpus-slice:test"]
+    for configuration, metrics in recorded.items():
+        for metric, value in metrics.items():
+            assert abs(measured[configuration][metric] - value) <= TOLERANCE, (
+                configuration,
+                metric,
+                measured,
+            )
+    # Fusion earns its place on ranking quality: each hybrid above the best single component on
+    # nDCG@10. (Not on Recall@100 here: on this slice dense alone recalls more than min-max fusion,
+    # 0.515 vs 0.497 when recorded; on the full nfcorpus/test the hybrid is above, see the report.)
+    best_single = max(measured[c]["ndcg@10"] for c in ("bm25", "splade", "dense"))
+    for hybrid in ("hybrid-minmax", "hybrid-rrf"):
+        assert measured[hybrid]["ndcg@10"] > best_single, (hybrid, measured)

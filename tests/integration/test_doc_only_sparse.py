@@ -1,10 +1,10 @@
 """Inference-free sparse queries: a tokenizer + IDF model deployed inside OpenSearch encodes the query."""
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from integration.names import session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
 from tokenizers import Tokenizer
@@ -12,11 +12,10 @@ from tokenizers import Tokenizer
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.ingestion.bulk import DeadLetterFile
-from control_plane.ingestion.encode import ModelChunkEncoder
 from control_plane.ingestion.run import IngestOptions, ingest
+from control_plane.ingestion.setup import python_encoder
 from control_plane.mlcommons.doc_only import corpus_idf
 from control_plane.mlcommons.registry import deployed_model_ids, register_models
-from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
 from control_plane.resources.catalog import load_resources
 
@@ -27,8 +26,8 @@ pytestmark = pytest.mark.integration
 def doc_only(
     client: OpenSearch, applied: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Settings]:
-    index = f"chunks-doconly-{uuid.uuid4().hex[:8]}"
-    encoder = ModelChunkEncoder(DenseEncoder.load(), SparseEncoder.load())
+    index = session_index("doconly")
+    encoder, _ = python_encoder(applied)
     dead = DeadLetterFile(tmp_path_factory.mktemp("dl") / "dl.jsonl")
     ingest(client, ["pmc"], IngestOptions(index=index, strategy="section", progress=False), encoder, dead)
     try:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
+from integration.names import session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
 from prometheus_client import CollectorRegistry
@@ -24,8 +24,9 @@ from control_plane.evaluation.api import EvaluateRequest, evaluate
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.metrics import evaluate as mean_metrics
 from control_plane.evaluation.settings import EVALUATION_FILE, EvaluationSettings, load_evaluation_settings
+from control_plane.evaluation.slices import SliceSpec, build_slice
 from control_plane.evaluation.store import EvalRunStore
-from control_plane.evaluation.testsets import load_test_set, read_qrels, read_trec_run
+from control_plane.evaluation.testsets import read_qrels, read_trec_run
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
@@ -34,7 +35,8 @@ from control_plane.search.service import SearchService
 pytestmark = pytest.mark.integration
 
 QUERY_COUNT = 5
-FILLER_DOCUMENTS = 40
+# QUERY_COUNT nfcorpus/dev queries with at most 8 judged abstracts each, those abstracts, 40 others.
+EVAL_SLICE = SliceSpec("evalslice", (("nfcorpus/dev", QUERY_COUNT),), distractors=40, max_judged=8)
 TENANT = "evaltest"
 CONFIGURATIONS = ["bm25", "hybrid-rrf"]
 
@@ -50,43 +52,14 @@ class EvalStack:
     documents: int
 
 
-def _slice(folder: Path) -> int:
-    """A BEIR folder with QUERY_COUNT dev queries (3-8 relevant abstracts each), their relevant
-    abstracts and FILLER_DOCUMENTS others; returns the number of documents."""
-    dev = load_test_set("nfcorpus/dev")
-    qrels = dev.qrels()
-    chosen = [q for q in dev.queries() if 3 <= sum(g > 0 for g in qrels[q.query_id].values()) <= 8]
-    chosen = chosen[:QUERY_COUNT]
-    wanted = {doc_id for q in chosen for doc_id in qrels[q.query_id]}
-    documents = []
-    filler = 0
-    for document in dev.corpus():
-        relevant = document.doc_id in wanted
-        if relevant or filler < FILLER_DOCUMENTS:
-            filler += not relevant
-            documents.append({"_id": document.doc_id, "title": document.title, "text": document.text})
-    assert wanted <= {d["_id"] for d in documents}
-    (folder / "qrels").mkdir(parents=True)
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
-    (folder / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": q.query_id, "text": q.text}) + "\n" for q in chosen), encoding="utf-8"
-    )
-    lines = ["query-id\tcorpus-id\tscore"] + [
-        f"{q.query_id}\t{doc_id}\t{grade}" for q in chosen for doc_id, grade in qrels[q.query_id].items()
-    ]
-    (folder / "qrels" / "dev.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(documents)
-
-
 @pytest.fixture(scope="module")
 def stack(
     client: OpenSearch, applied: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EvalStack]:
-    suffix = uuid.uuid4().hex[:8]
     root = tmp_path_factory.mktemp("evaluation")
-    folder = root / f"nfslice{suffix}"
-    documents = _slice(folder)
-    index, runs_index = f"chunks-evaltest-{suffix}", f"eval-runs-test-{suffix}"
+    built = build_slice(EVAL_SLICE, root)
+    folder, documents = built.folder, built.documents
+    index, runs_index = session_index("evaluation"), session_index("evaluation", prefix="eval-runs")
     data = yaml.safe_load(EVALUATION_FILE.read_text(encoding="utf-8"))
     data.update(
         indices={folder.name: index},

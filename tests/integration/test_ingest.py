@@ -3,12 +3,12 @@
 import dataclasses
 import itertools
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from integration.names import session_index
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings
@@ -17,6 +17,7 @@ from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
 from control_plane.ingestion.run import IngestOptions, ingest
+from control_plane.ingestion.setup import python_encoder
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
@@ -31,18 +32,24 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def encoder() -> ModelChunkEncoder:
-    return ModelChunkEncoder(DenseEncoder.load(), SparseEncoder.load())
+def encoding(settings: Settings) -> tuple[ModelChunkEncoder, HuggingFaceTokenCounter]:
+    """The ingest CLI's encoder (behind the session's encoding cache) and token counter."""
+    return python_encoder(settings)
 
 
 @pytest.fixture(scope="module")
-def counter(encoder: ModelChunkEncoder) -> HuggingFaceTokenCounter:
-    return HuggingFaceTokenCounter.from_file(encoder.dense.model.files.tokenizer)  # type: ignore[attr-defined]
+def encoder(encoding: tuple[ModelChunkEncoder, HuggingFaceTokenCounter]) -> ModelChunkEncoder:
+    return encoding[0]
+
+
+@pytest.fixture(scope="module")
+def counter(encoding: tuple[ModelChunkEncoder, HuggingFaceTokenCounter]) -> HuggingFaceTokenCounter:
+    return encoding[1]
 
 
 @pytest.fixture
 def index(client: OpenSearch, applied: Settings) -> Iterator[str]:
-    name = f"{applied.index.prefix}-ingest-{uuid.uuid4().hex[:8]}"
+    name = session_index("ingest")
     yield name
     client.indices.delete(index=name, ignore_unavailable=True)
 
@@ -175,9 +182,8 @@ def test_indexed_chunks_are_searchable_by_every_component(
         assert sum(h["_source"]["intent_hint"] == "eligibility" for h in hits) >= 5, pipeline
 
 
-def test_length_sorted_batches_keep_chunk_order_and_vectors(
-    encoder: ModelChunkEncoder, counter: HuggingFaceTokenCounter
-) -> None:
+def test_length_sorted_batches_keep_chunk_order_and_vectors(counter: HuggingFaceTokenCounter) -> None:
+    encoder = ModelChunkEncoder(DenseEncoder.load(), SparseEncoder.load())  # no cache: batch vs alone
     chunks = chunk(next(parse_documents("pmc")), "sentence", token_budget=96, counter=counter)[:40]
     documents = encoder(chunks)
     assert [d["chunk_id"] for d in documents] == [c.chunk_id for c in chunks]

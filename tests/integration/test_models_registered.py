@@ -1,11 +1,11 @@
 """The served models registered in ml-commons: clients query with text only, the ingest pipeline
 encodes like the Python path, and the rerank pipeline orders by the service's scores."""
 
-import uuid
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from integration.names import session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
 
@@ -46,7 +46,7 @@ def encoder() -> ModelChunkEncoder:
 
 @pytest.fixture
 def index(client: OpenSearch, model_ids: dict[str, str]) -> Iterator[str]:
-    name = f"chunks-models-{uuid.uuid4().hex[:8]}"
+    name = session_index("models")
     client.indices.create(index=name)
     yield name
     client.indices.delete(index=name, ignore_unavailable=True)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret
+from integration.names import session_index
 from integration.service import free_port
 from opensearchpy import OpenSearch
 
@@ -23,7 +23,7 @@ from control_plane.resources.catalog import load_resources
 
 @pytest.fixture(scope="package")
 def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiStack]:
-    prefix = f"chunks-apitest-{uuid.uuid4().hex[:6]}"
+    prefix = session_index("api")
     root = datasets_root()
     state, port = tmp_path_factory.mktemp("inference"), free_port()
     url, _ = daemon.start(port, state)

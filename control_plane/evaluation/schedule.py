@@ -71,6 +71,12 @@ def evaluation_job(
     def run() -> None:
         try:
             result = evaluate(request, service, store, settings=settings, gauges=gauges)
+        except ValueError as exc:  # a setup the operator must fix (e.g. the corpus is not indexed yet)
+            log.warning(
+                "scheduled evaluation skipped",
+                extra={"test_set_id": schedule.test_set_id, "reason": str(exc)},
+            )
+            return
         except Exception:  # the schedule must survive a failed run; the log says why
             log.exception("scheduled evaluation failed", extra={"test_set_id": schedule.test_set_id})
             return

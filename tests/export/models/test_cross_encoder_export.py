@@ -16,26 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from cross_encoder_pairs import MAX_LENGTH, PAIRS, REPO_ROOT, TOKENIZER, pair_tokenizer
 
 from control_plane.models.artifacts import sha256_file
 from control_plane.models.cross_encoder import CrossEncoderScorer, encode_pairs, pair_runs
 from control_plane.models.manifest import load_manifest
-from control_plane.models.tokenization import BatchTokenizer
-
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TOKENIZER = REPO_ROOT / "model_artifacts" / "onnx" / "minilm" / "tokenizer.json"
-MAX_LENGTH = 48
-LONG = "Low-dose aspirin reduces the risk of myocardial infarction but raises bleeding risk. " * 12
-PAIRS = [
-    ("aspirin bleeding", "Aspirin raises the risk of gastrointestinal bleeding."),
-    ("aspirin bleeding", "Statins lower LDL cholesterol."),
-    ("vitamin D asthma", LONG),
-    ("BRCA1 ovarian cancer screening", "BRCA1 carriers are offered ovarian cancer screening."),
-]
-
-
-def _tokenizer(max_length: int = MAX_LENGTH) -> BatchTokenizer:
-    return BatchTokenizer.from_file(TOKENIZER, max_length)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +83,7 @@ def _torch_logits(module: Any, pairs: list[tuple[str, str]]) -> np.ndarray:
 
     out = []
     with torch.no_grad():
-        for encoding in encode_pairs(_tokenizer(), pairs):
+        for encoding in encode_pairs(pair_tokenizer(), pairs):
             ids = torch.tensor([encoding.ids])
             logit = module(ids, torch.tensor([encoding.attention_mask]), torch.tensor([encoding.type_ids]))
             out.append(float(logit[0]))

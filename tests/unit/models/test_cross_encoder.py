@@ -6,45 +6,30 @@ the export suite: tests/export/models/test_cross_encoder_export.py (`make test-e
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from cross_encoder_pairs import LONG, MAX_LENGTH, PAIRS, pair_tokenizer
 
 from control_plane.models.cross_encoder import CrossEncoderScorer, encode_pairs, pair_runs
 from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
-from control_plane.models.tokenization import BatchTokenizer
-
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TOKENIZER = REPO_ROOT / "model_artifacts" / "onnx" / "minilm" / "tokenizer.json"
-MAX_LENGTH = 48
-LONG = "Low-dose aspirin reduces the risk of myocardial infarction but raises bleeding risk. " * 12
-PAIRS = [
-    ("aspirin bleeding", "Aspirin raises the risk of gastrointestinal bleeding."),
-    ("aspirin bleeding", "Statins lower LDL cholesterol."),
-    ("vitamin D asthma", LONG),
-    ("BRCA1 ovarian cancer screening", "BRCA1 carriers are offered ovarian cancer screening."),
-]
-
-
-def _tokenizer(max_length: int = MAX_LENGTH) -> BatchTokenizer:
-    return BatchTokenizer.from_file(TOKENIZER, max_length)
 
 
 def test_a_pair_is_cls_query_sep_passage_sep_with_segment_ids() -> None:
-    (encoding,) = encode_pairs(_tokenizer(), [("aspirin", "bleeding risk")])
+    (encoding,) = encode_pairs(pair_tokenizer(), [("aspirin", "bleeding risk")])
     assert encoding.tokens == ["[CLS]", "as", "##pi", "##rin", "[SEP]", "bleeding", "risk", "[SEP]"]
     assert encoding.type_ids == [0, 0, 0, 0, 0, 1, 1, 1]
 
 
 def test_a_long_passage_is_truncated_before_the_query() -> None:
-    (encoding,) = encode_pairs(_tokenizer(), [("vitamin D asthma", LONG)])
+    (encoding,) = encode_pairs(pair_tokenizer(), [("vitamin D asthma", LONG)])
     assert len(encoding.ids) == MAX_LENGTH and encoding.tokens[-1] == "[SEP]"
     assert encoding.tokens[:5] == ["[CLS]", "vitamin", "d", "asthma", "[SEP]"]
 
 
 def test_runs_pad_each_pair_and_keep_its_segments() -> None:
-    runs = pair_runs(_tokenizer(), [("aspirin", "bleeding risk"), ("a", "b")], max_batch=2, max_tokens=1000)
+    runs = pair_runs(
+        pair_tokenizer(), [("aspirin", "bleeding risk"), ("a", "b")], max_batch=2, max_tokens=1000
+    )
     (run,) = runs
     assert run.indices == [1, 0]  # shortest first
     assert run.attention_mask.tolist() == [[1, 1, 1, 1, 1, 0, 0, 0], [1] * 8]

@@ -204,7 +204,6 @@ def _loaded(spec: ModelSpec, folder: Path, tokenizer: BatchTokenizer) -> LoadedM
         folder=folder,
         model=folder / "model.onnx",
         tokenizer=folder / "tokenizer.json",
-        config=folder / "config.json",
     )
     return LoadedModel(
         spec=spec, files=files, session=OnnxModel(files.model, device="cpu"), tokenizer=tokenizer

@@ -35,7 +35,8 @@ def _query(settings: Settings, args: argparse.Namespace) -> int:
         "_source": {"excludes": ["embedding", "sparse_terms"]},
     }
     if args.pipeline.endswith("-rerank"):
-        # The rerank processor rescores every returned hit: fetch the configured depth, show the top.
+        # Fetch at least the rerank depth (the service reranks the first rerank_top_n, the rest keep
+        # their fused order), show the top.
         body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
         body["size"] = max(args.size, settings.models.rerank_top_n)
     response = client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body)

@@ -71,9 +71,9 @@ class IndexSettings(_Strict):
 
 
 class FusionWeights(_Strict):
-    bm25: float = Field(0.30, ge=0, le=1)
-    splade: float = Field(0.35, ge=0, le=1)
-    dense: float = Field(0.35, ge=0, le=1)
+    bm25: float = Field(0.20, ge=0, le=1)  # chosen on dev splits: defaults.yaml
+    splade: float = Field(0.20, ge=0, le=1)
+    dense: float = Field(0.60, ge=0, le=1)
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> FusionWeights:
@@ -111,12 +111,15 @@ class ModelsSettings(_Strict):
 
     service_url: str = Field("http://127.0.0.1:8501", pattern=r"^https?://")
     group: str = "biohybrid"
-    dense: str = "minilm"
+    dense: str = "bge-small"
     sparse: str = "splade-tiny"
     # The project's cross-encoder (model_artifacts/reranker); a dense model's name reranks by cosine.
     rerank: str = "ce-minilm"
-    # How many fused hits the -rerank pipelines rescore: the request size of a reranked search.
-    rerank_top_n: int = Field(20, ge=1, le=1000)  # chosen on nfcorpus/dev: reports/reranker-nfcorpus.md
+    # The rerank depth: the -rerank pipelines' connector has the service score the first N fused hits
+    # and blend the model's order with the fused one by rerank_model_weight (0: fused order, 1: the
+    # model's); hits below N keep the fused order under them, so nothing is cut.
+    rerank_top_n: int = Field(20, ge=1, le=1000)
+    rerank_model_weight: float = Field(0.2, ge=0, le=1)  # chosen on nfcorpus/dev: defaults.yaml
     # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside
     # OpenSearch encodes queries (no inference call), IDF computed from doc_only_idf_index.
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"

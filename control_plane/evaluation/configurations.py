@@ -3,8 +3,8 @@
 A configuration fixes what a run compares (components, fusion, weights, rerank, clinical boosts);
 the query text, depth and granularity come from the run. Names are data (config/evaluation.yaml), so
 adding a configuration needs no code; ``hybrid-rrf+rerank+boosts`` is the ``hybrid-rrf`` base with
-both variants switched on, and ``hybrid-minmax+rerank@20`` reranks only the fused top 20 hits (a depth
-sweep needs no configuration per depth).
+both variants switched on, and ``hybrid-minmax+rerank@20`` searches only the fused top 20 hits (depth
+and blend are chosen with control_plane/benchmarks/rerank_blend.py).
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ class EvalConfiguration(BaseModel):
 
     def search_spec(self, query: str, size: int, candidate_depth: int) -> SearchSpec:
         """The document-level SearchSpec for one query; ``candidate_depth`` applies unless overridden.
-        A rerank depth caps the size: OpenSearch's rerank processor rescores every hit it returns, so a
-        search reranked at depth N answers N hits (metrics past N are not comparable)."""
+        ``+rerank`` reranks the registered depth (models.rerank_top_n) and keeps every hit below it in
+        fused order, so its Recall@100 is comparable. ``+rerank@N`` asks for N hits only (the first
+        min(N, depth) of them reranked; metrics past N are not comparable)."""
         if self.rerank and self.rerank_top_n is not None:
             size = min(size, self.rerank_top_n)
         return SearchSpec(

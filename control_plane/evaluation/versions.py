@@ -41,7 +41,7 @@ def model_versions(client: OpenSearch, settings: Settings) -> dict[str, Any]:
         served = str(getattr(settings.models, model.role, "") or "")
         if manifest is not None and served in manifest.models:
             spec = manifest.models[served]
-            entry["source"] = f"{spec.source.package}=={spec.source.version}"
+            entry["source"] = spec.source.label
             entry["variant"] = spec.runtime_variant
         versions[model.role] = entry
     return versions

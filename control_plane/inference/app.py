@@ -1,14 +1,21 @@
 """The Flask app: endpoints in the shapes ml-commons' built-in connector functions read.
 
-* ``POST /v1/embeddings/<model>`` ``{"input": [texts]}`` → ``[[float, ...], ...]``: the top-level array
-  ``connector.post_process.default.embedding`` reads with JSONPath ``$[*]``.
+* ``POST /v1/embeddings/<model>`` ``{"input": [texts], "input_type"?: "document"|"query"}`` →
+  ``[[float, ...], ...]``: the top-level array ``connector.post_process.default.embedding`` reads with
+  JSONPath ``$[*]``. ``"query"`` prepends the model's query instruction (BGE's); the dense connector
+  sends it, as does the control plane's search path, so both encode a query to the same vector.
 * ``POST /v1/sparse/<model>`` ``{"input": [texts]}`` → ``{"response": [{token: weight}, ...]}``: with no
   post-processing function ml-commons keeps the JSON object as the tensor's data map, and neural-search's
   sparse_encoding / neural_sparse read its ``response`` list of token→weight maps.
-* ``POST /v1/rerank/<model>`` ``{"query", "documents", "top_n"?}`` → ``[{"index": i, "relevance_score": s}]``,
-  best first: what ``connector.post_process.default.rerank`` reads (``index`` an integer, ``relevance_score``
-  a float). A rerank model scores with its cross-encoder (raw logits); a dense model's name gives the
-  cosine similarity of its embeddings.
+* ``POST /v1/rerank/<model>`` ``{"query", "documents", "top_n"?, "depth"?, "model_weight"?}`` →
+  ``[{"index": i, "relevance_score": s}]``, best first: what ``connector.post_process.default.rerank`` reads
+  (``index`` an integer, ``relevance_score`` a float). A rerank model scores with its cross-encoder (raw
+  logits); a dense model's name gives the cosine similarity of its embeddings. With ``depth`` or
+  ``model_weight`` the documents are taken as a first-stage ranking: the model scores the first ``depth``
+  and its order is blended with theirs (control_plane/fusion/rerank_blend.py), the rest keep their order
+  below them, and nothing is cut (a weight of 0 costs no model call). ``budget_ms`` is the caller's
+  deadline (the rerank connector sends ``search.rerank_timeout_ms``): past it the answer is 503 and the
+  pairs not yet scored are dropped, so an abandoned rerank does not hold the cores.
 * ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
   ``GET /v1/models`` (what is served, with dimensions).
 """
@@ -25,11 +32,18 @@ from flask import Flask, Response, jsonify, request
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
+from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.host import ModelHost, ModelUnavailableError, UnknownModelError
 from control_plane.inference.metrics import ServiceMetrics
-from control_plane.inference.validation import Limits, RequestError, rerank_request, texts_request
+from control_plane.inference.validation import (
+    Limits,
+    RequestError,
+    embeddings_request,
+    rerank_request,
+    texts_request,
+)
 
 log = logging.getLogger(__name__)
 Loading = Literal["sync", "background", "none"]
@@ -74,7 +88,11 @@ def create_app(
 
     @app.post("/v1/embeddings/<model>")
     def embeddings(model: str) -> Response:
-        return timed("embeddings", model, lambda: _vectors(host.embed(model, texts_request(_body(), limits))))
+        def answer() -> list[list[float]]:
+            req = embeddings_request(_body(), limits)
+            return _vectors(host.embed(model, req.texts, as_query=req.as_query))
+
+        return timed("embeddings", model, answer)
 
     @app.post("/v1/sparse/<model>")
     def sparse(model: str) -> Response:
@@ -86,7 +104,17 @@ def create_app(
     def rerank(model: str) -> Response:
         def answer() -> list[dict[str, Any]]:
             req = rerank_request(_body(), limits)
-            scores = host.reranker(model).score(req.query, req.documents)
+            if req.blended:
+                depth = min(req.depth or limits.max_items, len(req.documents))
+                weight = 1.0 if req.model_weight is None else req.model_weight
+                head = req.documents[:depth]
+                # weight 0 is the first-stage order: no model call
+                scorer = host.reranker(model, budget_s=req.budget_ms / 1000 if req.budget_ms else None)
+                model_scores = scorer.score(req.query, head) if weight > 0 else [0.0] * depth
+                scores = blended_scores(model_scores, len(req.documents), weight)
+            else:
+                budget_s = req.budget_ms / 1000 if req.budget_ms else None
+                scores = host.reranker(model, budget_s=budget_s).score(req.query, req.documents)
             ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
             # ml-commons reads long decimals as BigDecimal and then fails casting them to Double
             # (ClassCastException in the rerank post-process): send at most 7 significant digits.

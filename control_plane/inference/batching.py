@@ -3,6 +3,10 @@
 One worker thread per model takes the oldest request, then keeps taking requests for up to ``max_wait_s``
 while the batch has room for them. A full queue raises :class:`OverloadedError` at once (the service
 answers 503), and a caller never waits longer than its timeout: the service cannot hang.
+
+A request whose caller gave up (timed out) is shed: dropped from the queue if it has not started, and
+between model calls (every ``chunk`` items) if it has, so an abandoned rerank does not keep the cores
+from the requests behind it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -33,11 +37,14 @@ class BatchTimeoutError(RuntimeError):
 class BatchObserver(Protocol):
     def observe_batch(self, model: str, size: int, seconds: float) -> None: ...
 
+    def observe_shed(self, model: str, items: int) -> None: ...
+
 
 @dataclass
 class _Job(Generic[T, R]):
     items: list[T]
     future: Future[list[R]] = field(default_factory=Future)
+    abandoned: bool = False  # the caller timed out while the job was running: skip what is left
 
 
 class MicroBatcher(Generic[T, R]):
@@ -53,10 +60,14 @@ class MicroBatcher(Generic[T, R]):
         max_wait_s: float,
         queue_size: int,
         observer: BatchObserver | None = None,
+        chunk: int | None = None,
     ) -> None:
         self.name = name
         self._fn = fn
         self.max_batch = max_batch
+        # items per model call (default max_batch); smaller means abandoned work is dropped sooner
+        self.chunk = min(chunk or max_batch, max_batch)
+        self.shed_items = 0
         self.max_wait_s = max_wait_s
         self._queue: queue.Queue[_Job[T, R] | None] = queue.Queue(maxsize=queue_size)
         self._observer = observer
@@ -84,7 +95,8 @@ class MicroBatcher(Generic[T, R]):
         try:
             return job.future.result(timeout=timeout_s)
         except FutureTimeout:
-            job.future.cancel()
+            if not job.future.cancel():  # already running: the worker skips its remaining items
+                job.abandoned = True
             raise BatchTimeoutError(f"model '{self.name}' did not answer within {timeout_s:g} s") from None
 
     def stop(self, timeout_s: float = 5.0) -> None:
@@ -138,20 +150,31 @@ class MicroBatcher(Generic[T, R]):
 
     def _work(self) -> None:
         while (batch := self._next_batch()) is not None:
-            live = [job for job in batch if job.future.set_running_or_notify_cancel()]
+            live = []
+            for job in batch:
+                if job.future.set_running_or_notify_cancel():
+                    live.append(job)
+                else:
+                    self._shed(len(job.items))  # its caller timed out while it waited
             if live:
                 self._run(live)
 
     def _run(self, jobs: list[_Job[T, R]]) -> None:
-        items = [text for job in jobs for text in job.items]
+        owners = [j for j, job in enumerate(jobs) for _ in job.items]
+        items = [item for job in jobs for item in job.items]
+        results: list[R | None] = [None] * len(items)
         try:
-            results: list[R] = []
-            for start in range(0, len(items), self.max_batch):
-                chunk = items[start : start + self.max_batch]
+            for start in range(0, len(items), self.chunk):
+                span = range(start, min(start + self.chunk, len(items)))
+                wanted = [i for i in span if not jobs[owners[i]].abandoned]
+                self._shed(len(span) - len(wanted))
+                if not wanted:
+                    continue
                 began = time.perf_counter()
-                results.extend(self._fn(chunk))
+                for i, result in zip(wanted, self._fn([items[i] for i in wanted]), strict=True):
+                    results[i] = result
                 if self._observer is not None:
-                    self._observer.observe_batch(self.name, len(chunk), time.perf_counter() - began)
+                    self._observer.observe_batch(self.name, len(wanted), time.perf_counter() - began)
         except Exception as exc:  # one bad batch must not kill the worker: every caller gets the error
             log.exception("batch failed", extra={"model": self.name, "items": len(items)})
             for job in jobs:
@@ -159,5 +182,17 @@ class MicroBatcher(Generic[T, R]):
             return
         offset = 0
         for job in jobs:
-            job.future.set_result(results[offset : offset + len(job.items)])
+            mine = results[offset : offset + len(job.items)]
             offset += len(job.items)
+            if job.abandoned:
+                job.future.set_exception(BatchTimeoutError(f"model '{self.name}': the caller gave up"))
+            else:
+                job.future.set_result(cast(list[R], mine))  # a live job's items were all computed
+
+    def _shed(self, items: int) -> None:
+        if items <= 0:
+            return
+        self.shed_items += items
+        if self._observer is not None:
+            self._observer.observe_shed(self.name, items)
+        log.info("abandoned work shed", extra={"model": self.name, "items": items})

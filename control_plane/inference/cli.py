@@ -31,7 +31,9 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     d = ServiceConfig()
     p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--dense", action="append", help="dense model to serve (repeatable; default minilm)")
+    p.add_argument(
+        "--dense", action="append", help="dense model to serve (repeatable; default bge-small and minilm)"
+    )
     p.add_argument(
         "--sparse", action="append", help="sparse model to serve (repeatable; default splade-tiny)"
     )
@@ -57,7 +59,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     return ServiceConfig(
         host=args.host,
         port=args.port,
-        dense_models=tuple(args.dense or ["minilm"]),
+        dense_models=tuple(args.dense or ServiceConfig().dense_models),
         sparse_models=tuple(args.sparse or ["splade-tiny"]),
         rerank_models=tuple(args.rerank or ["ce-minilm"]),
         max_batch=args.max_batch,

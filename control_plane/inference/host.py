@@ -20,7 +20,7 @@ from control_plane.inference.batching import MicroBatcher
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
-from control_plane.models.dense import DenseEncoder
+from control_plane.models.dense import DenseEncoder, with_query_prefix
 from control_plane.models.manifest import Manifest, load_manifest
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.similarity import SimilarityScorer
@@ -31,6 +31,9 @@ Status = Literal["loading", "ready", "failed"]
 Vector = npt.NDArray[np.float32]
 T = TypeVar("T")
 R = TypeVar("R")
+# Items per model call for models that run one item per ONNX call anyway (batch_invariant: false):
+# calling them in small chunks costs nothing and lets an abandoned request be dropped within ~0.1 s.
+SHED_CHUNK = 4
 
 
 class ModelUnavailableError(RuntimeError):
@@ -93,6 +96,7 @@ class ModelHost:
         for name in config.rerank_models:
             self.states[name] = ModelState(name, "rerank")
         self._dense: dict[str, MicroBatcher[str, Vector]] = {}
+        self._query_prefix: dict[str, str] = {}
         self._sparse: dict[str, MicroBatcher[str, dict[str, float]]] = {}
         self._rerank: dict[str, MicroBatcher[Pair, float]] = {}
         self._lock = threading.Lock()
@@ -135,17 +139,22 @@ class ModelHost:
             )
             session, state.dimension = dense.model.session, dense.dimension
             batcher: MicroBatcher[str, Vector] = self._batcher(
-                state.name, lambda texts: list(dense.encode(texts))
+                state.name,
+                lambda texts: list(dense.encode(texts)),
+                chunk=None if dense.model.spec.batch_invariant else SHED_CHUNK,
             )
             with self._lock:
                 self._dense[state.name] = batcher
+                self._query_prefix[state.name] = dense.query_prefix
         elif state.role == "rerank":
             scorer = CrossEncoderScorer.load(
                 state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
             )
             session, state.dimension = scorer.model.session, 1
             rerank_batcher: MicroBatcher[Pair, float] = self._batcher(
-                state.name, lambda pairs: [float(s) for s in scorer.score_pairs(pairs)]
+                state.name,
+                lambda pairs: [float(s) for s in scorer.score_pairs(pairs)],
+                chunk=None if scorer.model.spec.batch_invariant else SHED_CHUNK,
             )
             with self._lock:
                 self._rerank[state.name] = rerank_batcher
@@ -169,10 +178,13 @@ class ModelHost:
         self.metrics.model_ready.labels(state.name, state.providers[0]).set(1)
         state.status = "ready"
 
-    def _batcher(self, name: str, fn: Callable[[list[T]], Sequence[R]]) -> MicroBatcher[T, R]:
+    def _batcher(
+        self, name: str, fn: Callable[[list[T]], Sequence[R]], chunk: int | None = None
+    ) -> MicroBatcher[T, R]:
         batcher = MicroBatcher(
             name,
             fn,
+            chunk=chunk,
             max_batch=self.config.max_batch,
             max_wait_s=self.config.max_wait_ms / 1000,
             queue_size=self.config.queue_size,
@@ -191,8 +203,11 @@ class ModelHost:
             raise ModelUnavailableError(f"model '{name}' is {state.status}{detail}")
         return state
 
-    def embed(self, name: str, texts: list[str]) -> list[Vector]:
+    def embed(self, name: str, texts: list[str], *, as_query: bool = False) -> list[Vector]:
+        """Document vectors, or query vectors (the model's query prefix added) when ``as_query``."""
         self._state(name, "dense")
+        if as_query:
+            texts = with_query_prefix(texts, self._query_prefix[name])
         return self._dense[name].submit(texts, self.config.request_timeout_s)
 
     def sparse(self, name: str, texts: list[str]) -> list[dict[str, float]]:
@@ -203,13 +218,15 @@ class ModelHost:
         self._state(name, "dense")
         return SimilarityScorer(BatchedEncoder(self._dense[name], self.config.request_timeout_s), name)
 
-    def reranker(self, name: str) -> Scorer:
-        """The cross-encoder ``name``; a dense model's name gives its cosine similarity (kept for A/B)."""
+    def reranker(self, name: str, budget_s: float | None = None) -> Scorer:
+        """The cross-encoder ``name``; a dense model's name gives its cosine similarity (kept for A/B).
+        ``budget_s`` (the caller's, when shorter than the service's timeout) bounds the wait."""
         state = self.states.get(name)
         if state is not None and state.role == "dense":
             return self.similarity(name)
         self._state(name, "rerank")
-        return BatchedCrossEncoder(self._rerank[name], self.config.request_timeout_s, name)
+        timeout_s = min(self.config.request_timeout_s, budget_s or self.config.request_timeout_s)
+        return BatchedCrossEncoder(self._rerank[name], timeout_s, name)
 
     def stop(self) -> None:
         for dense in self._dense.values():

@@ -75,6 +75,12 @@ class ServiceMetrics:
             buckets=_BATCH_BUCKETS,
             registry=self.registry,
         )
+        self.shed_items = Counter(
+            "biohybrid_inference_shed_items",
+            "Texts or pairs dropped unscored because their caller had already given up (timed out)",
+            ["model"],
+            registry=self.registry,
+        )
         self.queue_depth = Gauge(
             "biohybrid_inference_queue_depth", "Requests waiting per model", ["model"], registry=self.registry
         )
@@ -89,6 +95,9 @@ class ServiceMetrics:
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.batch_size.labels(model).observe(size)
         self.batch_seconds.labels(model).observe(seconds)
+
+    def observe_shed(self, model: str, items: int) -> None:
+        self.shed_items.labels(model).inc(items)
 
     def track_queue(self, model: str, depth: Callable[[], int]) -> None:
         self.queue_depth.labels(model).set_function(lambda: float(depth()))

@@ -32,6 +32,18 @@ class RerankRequest:
     query: str
     documents: list[str]
     top_n: int | None
+    # Blend mode (control_plane/fusion/rerank_blend.py), when either is given: the model scores only the
+    # first ``depth`` documents (they arrive in first-stage order) and its order is blended with theirs
+    # by ``model_weight``; the rest follow in first-stage order. Neither: raw model scores for all.
+    depth: int | None = None
+    model_weight: float | None = None
+    # The caller's budget: past it the caller has given up, so the service gives up too (answers 503
+    # and sheds the unscored pairs) instead of scoring for nobody while later requests wait.
+    budget_ms: int | None = None
+
+    @property
+    def blended(self) -> bool:
+        return self.depth is not None or self.model_weight is not None
 
 
 def _object(body: Any) -> dict[str, Any]:
@@ -52,15 +64,21 @@ def _text(value: Any, field: str, limits: Limits) -> str:
     return value
 
 
-def _texts(value: Any, field: str, limits: Limits) -> list[str]:
+# In blend mode only the first ``depth`` documents reach the model; the rest are only ranked, so a
+# request may carry this many times max_items (a document-level window is depth x components hits).
+BLEND_DOCUMENTS_FACTOR = 8
+
+
+def _texts(value: Any, field: str, limits: Limits, max_items: int | None = None) -> list[str]:
+    max_items = max_items or limits.max_items
     if value is None:
         raise RequestError(BAD_REQUEST, f"'{field}' is required: a list of strings")
     if not isinstance(value, list):
         raise RequestError(BAD_REQUEST, f"'{field}' must be a list of strings, got {type(value).__name__}")
     if not value:
         raise RequestError(BAD_REQUEST, f"'{field}' is an empty list")
-    if len(value) > limits.max_items:
-        raise RequestError(TOO_LARGE, f"'{field}' has {len(value)} items; the limit is {limits.max_items}")
+    if len(value) > max_items:
+        raise RequestError(TOO_LARGE, f"'{field}' has {len(value)} items; the limit is {max_items}")
     return [_text(item, f"{field}[{i}]", limits) for i, item in enumerate(value)]
 
 
@@ -69,14 +87,65 @@ def texts_request(body: Any, limits: Limits) -> list[str]:
     return _texts(_object(body).get("input"), "input", limits)
 
 
+INPUT_TYPES: tuple[str, ...] = ("document", "query")
+
+
+@dataclass(frozen=True)
+class EmbeddingsRequest:
+    texts: list[str]
+    # "query" prepends the model's query instruction (BGE's); "document" (the default) encodes as is.
+    input_type: str = "document"
+
+    @property
+    def as_query(self) -> bool:
+        return self.input_type == "query"
+
+
+def embeddings_request(body: Any, limits: Limits) -> EmbeddingsRequest:
+    """``{"input": [str, ...], "input_type": "document"|"query"?}`` → an EmbeddingsRequest."""
+    data = _object(body)
+    input_type = data.get("input_type", "document")
+    if input_type not in INPUT_TYPES:
+        raise RequestError(
+            BAD_REQUEST, f"'input_type' must be one of {', '.join(INPUT_TYPES)}, got {input_type!r}"
+        )
+    return EmbeddingsRequest(texts_request(data, limits), str(input_type))
+
+
+def _positive_int(data: dict[str, Any], field: str) -> int | None:
+    value = data.get(field)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise RequestError(BAD_REQUEST, f"'{field}' must be a positive integer, got {value!r}")
+    return value
+
+
 def rerank_request(body: Any, limits: Limits) -> RerankRequest:
-    """``{"query": str, "documents": [str, ...], "top_n": int?}`` → a RerankRequest."""
+    """``{"query": str, "documents": [str, ...], "top_n": int?, "depth": int?, "model_weight": float?,
+    "budget_ms": int?}`` → a RerankRequest."""
     data = _object(body)
     if "query" not in data:
         raise RequestError(BAD_REQUEST, "'query' is required: a string")
     query = _text(data["query"], "query", limits)
-    documents = _texts(data.get("documents"), "documents", limits)
-    top_n = data.get("top_n")
-    if top_n is not None and (isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1):
-        raise RequestError(BAD_REQUEST, f"'top_n' must be a positive integer, got {top_n!r}")
-    return RerankRequest(query=query, documents=documents, top_n=top_n)
+    depth = _positive_int(data, "depth")
+    blended = depth is not None or data.get("model_weight") is not None
+    if depth is not None and depth > limits.max_items:
+        raise RequestError(TOO_LARGE, f"'depth' is {depth}; the limit is {limits.max_items} scored documents")
+    documents = _texts(
+        data.get("documents"),
+        "documents",
+        limits,
+        limits.max_items * BLEND_DOCUMENTS_FACTOR if blended else limits.max_items,
+    )
+    weight = data.get("model_weight")
+    if weight is not None and (
+        isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 <= weight <= 1
+    ):
+        raise RequestError(BAD_REQUEST, f"'model_weight' must be a number from 0 to 1, got {weight!r}")
+    return RerankRequest(
+        query=query,
+        documents=documents,
+        top_n=_positive_int(data, "top_n"),
+        depth=depth,
+        model_weight=None if weight is None else float(weight),
+        budget_ms=_positive_int(data, "budget_ms"),
+    )

@@ -24,8 +24,17 @@ from control_plane.resources.render import render
 log = logging.getLogger(__name__)
 
 CONNECTORS_DIR = REPO_ROOT / "model_artifacts" / "connectors"
-ROLES: tuple[str, ...] = ("dense", "sparse", "rerank")
-_BLUEPRINT_BY_ROLE = {"dense": "embedding.json", "sparse": "sparse.json", "rerank": "rerank.json"}
+# dense encodes documents (the chunk-embed ingest pipeline); dense_query is the same served model called
+# with input_type "query", so the service adds the model's query prefix (BGE's instruction): the search
+# pipelines' neural queries use it, and a document never gets the prefix.
+ROLES: tuple[str, ...] = ("dense", "dense_query", "sparse", "rerank")
+_BLUEPRINT_BY_ROLE = {
+    "dense": "embedding.json",
+    "dense_query": "embedding.json",
+    "sparse": "sparse.json",
+    "rerank": "rerank.json",
+}
+_SETTING_BY_ROLE = {"dense": "dense", "dense_query": "dense", "sparse": "sparse", "rerank": "rerank"}
 _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
 
 
@@ -54,13 +63,18 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
     """What each role should be: the served model and the rendered connector blueprint."""
     specs = []
     for role in ROLES:
-        served = str(getattr(settings.models, role))
-        name = f"{settings.models.group}-{role}-{served}"
+        served = str(getattr(settings.models, _SETTING_BY_ROLE[role]))
+        name = f"{settings.models.group}-{role.replace('_', '-')}-{served}"
         path = connectors_dir / _BLUEPRINT_BY_ROLE[role]
         params = {
             "connector.name": f"{name}-connector",
             "service.url": settings.models.service_url,
             "model.name": served,
+            "embedding.input_type": "query" if role == "dense_query" else "document",
+            "rerank.depth": settings.models.rerank_top_n,
+            "rerank.model_weight": settings.models.rerank_model_weight,
+            # the search path gives up on a reranked request after this: so does the service
+            "rerank.budget_ms": settings.search.rerank_timeout_ms,
         }
         connector = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(path))
         specs.append(ModelSpec(role, served, name, connector))
@@ -155,6 +169,8 @@ def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]
 def _describe(spec: ModelSpec, service_url: str) -> str:
     if spec.role == "rerank":
         return f"cross-encoder '{spec.served_name}' (query-passage relevance) at {service_url}"
+    if spec.role == "dense_query":
+        return f"dense model '{spec.served_name}' for queries (its query prefix applied) at {service_url}"
     return f"{spec.role} model '{spec.served_name}' at {service_url}"
 
 

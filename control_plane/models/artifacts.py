@@ -14,7 +14,7 @@ from control_plane.models.manifest import Manifest, ModelSpec
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
-CONFIG_FILE = "config.json"
+REQUIRED_FILES = (MODEL_FILE, TOKENIZER_FILE)
 _CHUNK = 1 << 20
 
 
@@ -31,7 +31,6 @@ class ArtifactFiles:
     folder: Path
     model: Path
     tokenizer: Path
-    config: Path
 
 
 def sha256_file(path: Path) -> str:
@@ -46,13 +45,13 @@ def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None =
     """Return the files of ``spec``'s variant (default: its runtime variant) once their digests match."""
     chosen = variant or spec.runtime_variant
     artifact = spec.artifacts.get(chosen)
-    rebuild = f"rebuild with `{spec.build}`"
+    rebuild = f"{'fetch' if spec.source.maven else 'rebuild'} with `{spec.build}`"
     if artifact is None or not artifact.files:
         raise ArtifactError(
             f"model '{spec.name}' has no recorded '{chosen}' artifact in {manifest.path}; {rebuild}"
         )
     folder = manifest.root / artifact.path
-    for filename in (MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE):
+    for filename in REQUIRED_FILES:
         if filename not in artifact.files:
             raise ArtifactError(f"{manifest.path} lists no {filename} for {spec.name}/{chosen}; {rebuild}")
     for filename, expected in artifact.files.items():
@@ -71,5 +70,4 @@ def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None =
         folder=folder,
         model=folder / MODEL_FILE,
         tokenizer=folder / TOKENIZER_FILE,
-        config=folder / CONFIG_FILE,
     )

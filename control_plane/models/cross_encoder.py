@@ -93,7 +93,8 @@ class CrossEncoderScorer:
         """One logit per (query, passage) pair, in input order."""
         out = np.zeros(len(pairs), dtype=np.float32)
         session = self._model.session
-        for run in pair_runs(self._model.tokenizer, pairs, self.max_batch, self.max_tokens):
+        per_call = self.max_batch if self._model.spec.batch_invariant else 1
+        for run in pair_runs(self._model.tokenizer, pairs, per_call, self.max_tokens):
             out[run.indices] = session.run(run.feeds(session.input_names)).reshape(-1)
         return out
 

@@ -1,7 +1,9 @@
-"""Dense sentence embeddings (all-MiniLM-L6-v2 by default, all-mpnet-base-v2 when selected).
+"""Dense sentence embeddings: bge-small-en-v1.5 by default; all-MiniLM-L6-v2 and all-mpnet-base-v2 selectable.
 
-Mean pooling over attention-masked tokens and L2 normalisation are inside the ONNX graph, so the vectors
-equal the sentence-transformers model's (checked at export time) and inner product equals cosine.
+The project's own exports (MiniLM, MPNet) pool and normalise inside the ONNX graph; a graph taken as
+published (BGE's from Maven Central) returns token states and is pooled here as the manifest says (CLS,
+L2). Either way inner product equals cosine. Queries get the model's query prefix (BGE's instruction),
+documents never do: ``encode_queries`` is the one place that adds it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy.typing as npt
 
 from control_plane.models.loading import LoadedModel, load_model
 from control_plane.models.manifest import Manifest
+from control_plane.models.pooling import pool
 from control_plane.models.runtime import Device
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -53,11 +56,29 @@ class DenseEncoder:
     def model(self) -> LoadedModel:
         return self._model
 
+    @property
+    def query_prefix(self) -> str:
+        return self._model.spec.query_prefix
+
     def encode(self, texts: Sequence[str]) -> FloatMatrix:
-        """One unit-norm row per text, in input order."""
+        """One unit-norm row per document text, in input order (no prefix)."""
+        spec = self._model.spec
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        for run in self._model.tokenizer.runs(texts, self.max_batch, self.max_tokens):
-            out[run.indices] = self._model.session.run(run.feeds(self._model.session.input_names))
+        per_call = self.max_batch if spec.batch_invariant else 1
+        for run in self._model.tokenizer.runs(texts, per_call, self.max_tokens):
+            output = self._model.session.run(run.feeds(self._model.session.input_names))
+            if output.ndim == 3:  # token states: pool as the manifest says
+                output = pool(output, run.attention_mask, spec.pooling, normalize=spec.normalize)
+            out[run.indices] = output
         return out
+
+    def encode_queries(self, queries: Sequence[str]) -> FloatMatrix:
+        """One unit-norm row per query, each prefixed with the model's query instruction (if any)."""
+        return self.encode(with_query_prefix(queries, self.query_prefix))
+
+
+def with_query_prefix(queries: Sequence[str], prefix: str) -> list[str]:
+    """``prefix + query`` for each query; the texts unchanged when the model has no prefix."""
+    return [prefix + query for query in queries] if prefix else list(queries)

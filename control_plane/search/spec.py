@@ -95,11 +95,6 @@ class SearchSpec(BaseModel):
                 f"({depth} per component x {len(self.components)} = {window}); raise "
                 "candidate_depth or ask for an earlier page"
             )
-        if self.rerank and self.rerank_top_n is not None and self.from_ + self.size > self.rerank_top_n:
-            raise ValueError(
-                f"from + size ({self.from_ + self.size}) is past the reranked list (rerank_top_n "
-                f"{self.rerank_top_n})"
-            )
         return self
 
     @model_validator(mode="after")

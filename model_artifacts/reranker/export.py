@@ -218,7 +218,6 @@ def onnx_scorer(spec: ModelSpec, folder: Path, tokenizer: BatchTokenizer) -> Cro
         folder=folder,
         model=folder / "model.onnx",
         tokenizer=folder / TOKENIZER_FILE,
-        config=folder / "config.json",
     )
     loaded = LoadedModel(
         spec=spec, files=files, session=OnnxModel(files.model, device="cpu"), tokenizer=tokenizer

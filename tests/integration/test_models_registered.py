@@ -11,6 +11,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.ingestion.bulk import index_batch
 from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
@@ -21,6 +22,7 @@ from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
 from control_plane.query.components import bm25_clause, hybrid_query
 from control_plane.resources.catalog import load_resources
+from control_plane.search.encoders import InferenceClient
 
 pytestmark = pytest.mark.integration
 
@@ -60,6 +62,7 @@ def test_registration_is_idempotent_and_deployed(
     status = models_status(client, service_settings)
     assert {m.role: m.state for m in status} == {
         "dense": "DEPLOYED",
+        "dense_query": "DEPLOYED",
         "sparse": "DEPLOYED",
         "rerank": "DEPLOYED",
     }
@@ -105,30 +108,64 @@ def test_text_only_hybrid_query_uses_the_registered_models(
         params={"search_pipeline": "hybrid-rrf"},
         body={"size": 10, "query": hybrid_query({"dense": clauses["dense"]})},
     )
-    vector = encoder.dense.encode([text])[0].tolist()
+    vector = DenseEncoder.load().encode_queries([text])[0].tolist()
     by_vector = client.search(
         index=index, body={"size": 10, "query": {"knn": {"embedding": {"vector": vector, "k": 50}}}}
     )
     assert [h["_id"] for h in by_text["hits"]["hits"]] == [h["_id"] for h in by_vector["hits"]["hits"]]
 
 
-def test_rerank_pipeline_orders_by_the_services_scores(
-    client: OpenSearch, index: str, encoder: ModelChunkEncoder
+def _predicted(client: OpenSearch, model_id: str, text: str) -> np.ndarray:
+    """The vector ml-commons gets for ``text`` through the model's connector (as neural queries do)."""
+    response = client.transport.perform_request(
+        "POST", f"/_plugins/_ml/_predict/text_embedding/{model_id}", body={"text_docs": [text]}
+    )
+    return np.asarray(response["inference_results"][0]["output"][0]["data"], dtype=np.float32)
+
+
+def test_a_query_gets_the_same_vector_through_the_connector_and_the_api_path(
+    client: OpenSearch, model_ids: dict[str, str], service_settings: Settings
 ) -> None:
+    """The search pipelines' query model (ml-commons → connector) and `/v1/search` (control plane →
+    service) both send input_type "query", so both add the model's query prefix: the same vector, equal
+    to the in-process encoder's query vector; the ingest pipeline's model encodes the text as a document."""
+    text = "who can join a trial of metformin for type 2 diabetes"
+    models = service_settings.models
+    api_path = InferenceClient(models.service_url, models.dense, models.sparse).dense(text, 10.0)
+    connector_path = _predicted(client, model_ids["dense_query"], text)
+    np.testing.assert_allclose(connector_path, api_path, atol=1e-6)
+    dense = DenseEncoder.load(models.dense)
+    assert dense.query_prefix, "the default dense model (bge-small) has a query instruction"
+    np.testing.assert_allclose(connector_path, dense.encode_queries([text])[0], atol=1e-6)
+    as_document = _predicted(client, model_ids["dense"], text)
+    np.testing.assert_allclose(as_document, dense.encode([text])[0], atol=1e-6)
+    assert float(as_document @ connector_path) < 0.99
+
+
+def test_rerank_pipeline_orders_by_the_services_blend_and_keeps_the_tail(
+    client: OpenSearch, index: str, encoder: ModelChunkEncoder, service_settings: Settings
+) -> None:
+    """The -rerank pipeline's answer is the fused list with its top `rerank_top_n` reordered by the blend
+    of the committed cross-encoder's scores (computed here in-process) with the fused order, and every
+    hit below the depth still there, in fused order: asking for more than the depth cuts nothing."""
     chunks = [c for d in parse_documents("ctgov") for c in chunk(d, "section")][:200]
     assert not index_batch(client, index, chunks, encoder).failures
+    client.indices.refresh(index=index)
     text = "serious adverse events"
-    body = {
-        "size": 20,
-        "query": hybrid_query({"bm25": bm25_clause(text)}),
-        "ext": {"rerank": {"query_context": {"query_text": text}}},
-    }
-    hits = client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)["hits"][
-        "hits"
-    ]
-    assert len(hits) == 20
-    # The same committed cross-encoder, scored in-process: the pipeline's order is the model's order.
+    depth, weight = service_settings.models.rerank_top_n, service_settings.models.rerank_model_weight
+    size = depth + 10
+    query = hybrid_query({"bm25": bm25_clause(text)})
+    fused = client.search(
+        index=index, params={"search_pipeline": "hybrid-rrf"}, body={"size": size, "query": query}
+    )
+    body = {"size": size, "query": query, "ext": {"rerank": {"query_context": {"query_text": text}}}}
+    reranked = client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)
+    fused_hits, hits = fused["hits"]["hits"], reranked["hits"]["hits"]
+    assert len(hits) == len(fused_hits) == size
     scorer = CrossEncoderScorer.load("ce-minilm", device="cpu")
-    expected = scorer.score(text, [h["_source"]["text"] for h in hits])
-    assert [h["_score"] for h in hits] == pytest.approx(expected, abs=1e-4)
-    assert [h["_score"] for h in hits] == sorted((h["_score"] for h in hits), reverse=True)
+    model_scores = scorer.score(text, [h["_source"]["text"] for h in fused_hits[:depth]])
+    expected = blended_scores(model_scores, size, weight)
+    order = blended_order(expected)
+    assert [h["_id"] for h in hits] == [fused_hits[i]["_id"] for i in order]
+    assert [h["_score"] for h in hits] == pytest.approx([expected[i] for i in order], abs=1e-6)
+    assert [h["_id"] for h in hits[depth:]] == [h["_id"] for h in fused_hits[depth:]]

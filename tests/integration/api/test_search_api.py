@@ -170,6 +170,18 @@ def test_rerank_reorders_by_the_rerank_model(stack: ApiStack) -> None:
     assert all(s is not None for s in scores) and scores == sorted(scores, reverse=True)
 
 
+def test_rerank_keeps_the_hits_below_its_depth_in_fused_order(stack: ApiStack) -> None:
+    depth = stack.settings.models.rerank_top_n
+    body = {"query": "serious adverse events", "size": depth + 10, "boosts": False}
+    fused = search(stack, body)["results"]
+    reranked = search(stack, {**body, "rerank": True})
+    assert reranked["metadata"]["reranked"] is True
+    hits = reranked["results"]
+    assert len(hits) == len(fused) == depth + 10  # nothing cut
+    assert {r["chunk_id"] for r in hits[:depth]} == {r["chunk_id"] for r in fused[:depth]}
+    assert [r["chunk_id"] for r in hits[depth:]] == [r["chunk_id"] for r in fused[depth:]]
+
+
 def test_bad_requests_name_the_problem(stack: ApiStack) -> None:
     cases = [
         (

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from flask.testing import FlaskClient
 
+from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
 from control_plane.models.manifest import DEFAULT_MANIFEST
 
@@ -84,6 +85,34 @@ def test_rerank_answers_index_and_relevance_score_best_first(client: FlaskClient
     assert top.get_json() == results[:1]
 
 
+def test_blended_rerank_scores_the_depth_and_keeps_the_rest_in_first_stage_order(client: FlaskClient) -> None:
+    docs = [
+        "Share prices fell on Monday.",
+        "Aspirin use raises gastrointestinal bleeding risk.",
+        "Statins",
+        "Rain",
+    ]
+    query = "aspirin bleeding"
+    raw = client.post("/v1/rerank/ce-minilm", json={"query": query, "documents": docs[:2]}).get_json()
+    model_scores = [0.0, 0.0]
+    for item in raw:
+        model_scores[item["index"]] = item["relevance_score"]
+    body = {"query": query, "documents": docs, "depth": 2, "model_weight": 1.0}
+    results = client.post("/v1/rerank/ce-minilm", json=body).get_json()
+    assert [r["index"] for r in results] == [1, 0, 2, 3]  # the model's order of the head, then the tail
+    expected = blended_scores(model_scores, 4, 1.0)
+    assert [r["relevance_score"] for r in results] == pytest.approx(
+        [expected[i] for i in (1, 0, 2, 3)], rel=1e-6
+    )
+    fused = client.post("/v1/rerank/ce-minilm", json={**body, "model_weight": 0}).get_json()
+    assert [r["index"] for r in fused] == [0, 1, 2, 3]  # weight 0: the first-stage order, untouched
+    # Only the depth counts against the per-request limit (4 here): the tail is ranked, not scored.
+    long = client.post("/v1/rerank/ce-minilm", json={**body, "documents": docs * 5})
+    assert long.status_code == 200 and [r["index"] for r in long.get_json()][2:] == list(range(2, 20))
+    too_deep = client.post("/v1/rerank/ce-minilm", json={**body, "documents": docs * 5, "depth": 5})
+    assert too_deep.status_code == 413 and "'depth' is 5" in too_deep.get_json()["error"]["message"]
+
+
 @pytest.mark.parametrize(
     ("path", "body", "status", "names"),
     [
@@ -93,6 +122,13 @@ def test_rerank_answers_index_and_relevance_score_best_first(client: FlaskClient
         ("/v1/embeddings/minilm", {"input": ["x"] * 5}, 413, "'input' has 5 items; the limit is 4"),
         ("/v1/sparse/splade-tiny", {"input": ["x" * 2001]}, 413, "2001 characters; the limit is 2000"),
         ("/v1/rerank/minilm", {"documents": ["d"]}, 400, "'query' is required"),
+        (
+            "/v1/rerank/ce-minilm",
+            {"query": "q", "documents": ["d"], "depth": 0},
+            400,
+            "'depth' must be a positive",
+        ),
+        ("/v1/rerank/ce-minilm", {"query": "q", "documents": ["d"], "model_weight": 2}, 400, "from 0 to 1"),
         ("/v1/embeddings/biobert", {"input": ["x"]}, 404, "no dense model 'biobert'"),
         ("/v1/embeddings/splade-tiny", {"input": ["x"]}, 404, "no dense model 'splade-tiny'"),
     ],
@@ -185,3 +221,24 @@ def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:
         assert status == 200 and "bleeding" in after["response"][0]
         _, metrics = _get(f"{server.url}/metrics")
     assert 'biohybrid_inference_requests_total{endpoint="sparse",model="splade-tiny",status="503"}' in metrics
+
+
+def test_real_server_sheds_a_rerank_whose_budget_ran_out() -> None:
+    """An abandoned rerank must not keep the service busy: past the caller's budget the answer is 503,
+    the pairs not yet scored are dropped, and the next request is served at once (the abandoned one
+    alone would hold the cores for seconds: 160 long pairs at ~50 pairs/s)."""
+    config = ServiceConfig(port=0, device="cpu", dense_models=(), sparse_models=(), max_items=256)
+    with BackgroundServer(config) as server:
+        url = f"{server.url}/v1/rerank/ce-minilm"
+        documents = [f"{i}: {LONG}" for i in range(160)]
+        started = time.monotonic()
+        status, body, _ = _post(url, {"query": "aspirin bleeding", "documents": documents, "budget_ms": 300})
+        assert status == 503 and "did not answer within 0.3 s" in body["error"]["message"]
+        assert time.monotonic() - started < 1.5
+        started = time.monotonic()
+        status, ranked, _ = _post(url, {"query": "aspirin bleeding", "documents": [LONG, "statins"]})
+        assert status == 200 and len(ranked) == 2
+        assert time.monotonic() - started < 1.5, "the abandoned pairs were scored first"
+        _, metrics = _get(f"{server.url}/metrics")
+    lines = dict(line.rsplit(" ", 1) for line in metrics.splitlines() if line and not line.startswith("#"))
+    assert float(lines['biohybrid_inference_shed_items_total{model="ce-minilm"}']) >= 100

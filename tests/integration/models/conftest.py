@@ -23,3 +23,9 @@ def minilm() -> DenseEncoder:
 @pytest.fixture(scope="session")
 def splade() -> SparseEncoder:
     return SparseEncoder.load("splade-tiny", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def bge_small() -> DenseEncoder:
+    """The default dense model, as fetched from Maven Central by `biohybrid models fetch`."""
+    return DenseEncoder.load("bge-small", device="cpu")

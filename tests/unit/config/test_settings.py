@@ -10,7 +10,7 @@ def test_packaged_defaults_are_the_production_form() -> None:
     assert settings.index.knn.engine == "faiss"
     assert settings.index.bm25.k1 == 1.2
     assert settings.index.bm25.b == 0.75
-    assert settings.fusion.weights.in_order() == [0.30, 0.35, 0.35]
+    assert settings.fusion.weights.in_order() == [0.20, 0.20, 0.60]
     assert settings.fusion.rrf.rank_constant == 60
 
 
@@ -47,13 +47,13 @@ def test_bad_value_names_the_key(env: dict[str, str], key: str) -> None:
 
 
 def test_weights_that_do_not_sum_to_one_are_refused_with_the_sum() -> None:
-    with pytest.raises(ConfigError, match=r"fusion\.weights.*sum to 1.*1\.2000"):
+    with pytest.raises(ConfigError, match=r"fusion\.weights.*sum to 1.*1\.3000"):
         load_settings(environ={"BIOHYBRID__FUSION__WEIGHTS__BM25": "0.5"})
 
 
 def test_weights_within_tolerance_are_accepted() -> None:
-    settings = load_settings(environ={"BIOHYBRID__FUSION__WEIGHTS__BM25": "0.305"})
-    assert settings.fusion.weights.bm25 == 0.305
+    settings = load_settings(environ={"BIOHYBRID__FUSION__WEIGHTS__BM25": "0.205"})
+    assert settings.fusion.weights.bm25 == 0.205
 
 
 def test_missing_or_malformed_file_is_named(tmp_path: Path) -> None:

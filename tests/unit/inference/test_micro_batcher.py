@@ -19,19 +19,25 @@ from control_plane.inference.batching import BatchTimeoutError, MicroBatcher, Ov
 class Recorder:
     def __init__(self) -> None:
         self.sizes: list[int] = []
+        self.shed: list[int] = []
 
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.sizes.append(size)
 
+    def observe_shed(self, model: str, items: int) -> None:
+        self.shed.append(items)
+
 
 class Gate:
-    """A batch function that blocks on its first call until released."""
+    """A batch function that blocks on its first call until released (and remembers what it saw)."""
 
     def __init__(self) -> None:
         self.entered = threading.Event()
         self.release = threading.Event()
+        self.seen: list[str] = []
 
     def __call__(self, texts: list[str]) -> list[int]:
+        self.seen.extend(texts)
         if not self.entered.is_set():
             self.entered.set()
             assert self.release.wait(5)
@@ -46,10 +52,10 @@ def gate() -> Iterator[Gate]:
 
 
 def _batcher(
-    fn: Gate, recorder: Recorder, *, max_batch: int = 8, queue_size: int = 8
+    fn: Gate, recorder: Recorder, *, max_batch: int = 8, queue_size: int = 8, chunk: int | None = None
 ) -> MicroBatcher[str, int]:
     return MicroBatcher(
-        "m", fn, max_batch=max_batch, max_wait_s=0.2, queue_size=queue_size, observer=recorder
+        "m", fn, max_batch=max_batch, max_wait_s=0.2, queue_size=queue_size, observer=recorder, chunk=chunk
     )
 
 
@@ -133,6 +139,43 @@ def test_a_request_never_waits_past_its_timeout(gate: Gate) -> None:
         assert time.monotonic() - started < 1
         gate.release.set()
         assert busy.result() == [1]
+    batcher.stop()
+
+
+def test_a_request_that_timed_out_in_the_queue_is_never_computed(gate: Gate) -> None:
+    recorder = Recorder()
+    batcher = _batcher(gate, recorder)
+    with ThreadPoolExecutor(1) as pool:
+        busy = pool.submit(batcher.submit, ["x"], 5)
+        assert gate.entered.wait(5)
+        with pytest.raises(BatchTimeoutError):
+            batcher.submit(["abandoned", "too"], timeout_s=0.1)
+        gate.release.set()
+        assert busy.result() == [1]
+    assert batcher.submit(["after"], timeout_s=5) == [5]
+    assert gate.seen == ["x", "after"] and recorder.shed == [2] and batcher.shed_items == 2
+    batcher.stop()
+
+
+def test_a_running_request_whose_caller_gave_up_is_shed_between_chunks(gate: Gate) -> None:
+    """A rerank abandoned mid-way: the chunk in hand finishes, the rest is never scored, and the
+    request behind it starts at once."""
+    recorder = Recorder()
+    batcher = _batcher(gate, recorder, chunk=2)
+    with pytest.raises(BatchTimeoutError, match=r"within 0\.2 s"):
+        batcher.submit(["p1", "p2", "p3", "p4", "p5", "p6"], timeout_s=0.2)  # blocks in its first chunk
+    gate.release.set()
+    assert batcher.submit(["next"], timeout_s=5) == [4]
+    assert gate.seen == ["p1", "p2", "next"]
+    assert recorder.sizes == [2, 1] and recorder.shed == [2, 2] and batcher.shed_items == 4
+    batcher.stop()
+
+
+def test_chunks_split_a_batch_without_changing_results() -> None:
+    batcher = MicroBatcher(
+        "m", lambda texts: [len(t) for t in texts], max_batch=8, max_wait_s=0, queue_size=1, chunk=3
+    )
+    assert batcher.submit(["a", "bb", "ccc", "dddd", "e"], timeout_s=5) == [1, 2, 3, 4, 1]
     batcher.stop()
 
 

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from control_plane.inference.validation import Limits, RequestError, rerank_request, texts_request
+from control_plane.inference.validation import (
+    EmbeddingsRequest,
+    Limits,
+    RequestError,
+    embeddings_request,
+    rerank_request,
+    texts_request,
+)
 
 LIMITS = Limits(max_items=3, max_chars=10)
 
@@ -35,10 +42,26 @@ def test_bad_embedding_bodies(body: Any, status: int, names: str) -> None:
     assert names in caught.value.message
 
 
+def test_embedding_input_type_says_query_or_document_and_defaults_to_document() -> None:
+    assert embeddings_request({"input": ["a"]}, LIMITS) == EmbeddingsRequest(["a"], "document")
+    query = embeddings_request({"input": ["a"], "input_type": "query"}, LIMITS)
+    assert query.as_query and query.texts == ["a"]
+    assert not embeddings_request({"input": ["a"], "input_type": "document"}, LIMITS).as_query
+    with pytest.raises(RequestError, match="'input_type' must be one of document, query, got 'passage'"):
+        embeddings_request({"input": ["a"], "input_type": "passage"}, LIMITS)
+
+
 def test_rerank_body_from_the_default_rerank_pre_process_function() -> None:
     req = rerank_request({"query": "q", "documents": ["d1", "d2"], "top_n": 2}, LIMITS)
     assert (req.query, req.documents, req.top_n) == ("q", ["d1", "d2"], 2)
     assert rerank_request({"query": "q", "documents": ["d"]}, LIMITS).top_n is None
+
+
+def test_rerank_body_from_the_projects_connector_carries_the_blend_and_the_callers_budget() -> None:
+    body = {"query": "q", "documents": ["d1", "d2"], "depth": 1, "model_weight": 0.5, "budget_ms": 1500}
+    req = rerank_request(body, LIMITS)
+    assert (req.depth, req.model_weight, req.budget_ms, req.blended) == (1, 0.5, 1500, True)
+    assert rerank_request({"query": "q", "documents": ["d"]}, LIMITS).budget_ms is None
 
 
 @pytest.mark.parametrize(
@@ -50,6 +73,7 @@ def test_rerank_body_from_the_default_rerank_pre_process_function() -> None:
         ({"query": "q", "documents": ["d"], "top_n": 0}, "'top_n' must be a positive integer"),
         ({"query": "q", "documents": ["d"], "top_n": True}, "'top_n' must be a positive integer"),
         ({"query": "q", "documents": ["d"], "top_n": "2"}, "'top_n' must be a positive integer"),
+        ({"query": "q", "documents": ["d"], "budget_ms": 0}, "'budget_ms' must be a positive integer"),
     ],
 )
 def test_bad_rerank_bodies(body: Any, names: str) -> None:

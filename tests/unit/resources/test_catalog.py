@@ -71,7 +71,7 @@ def test_pipelines_carry_the_spec_fusion_parameters() -> None:
     assert minmax["normalization"] == {"technique": "min_max"}
     assert minmax["combination"] == {
         "technique": "arithmetic_mean",
-        "parameters": {"weights": [0.30, 0.35, 0.35]},
+        "parameters": {"weights": [0.20, 0.20, 0.60]},
     }
     rrf = bodies["search_pipeline/hybrid-rrf"]["phase_results_processors"][0]["score-ranker-processor"]
     assert rrf == {"combination": {"technique": "rrf", "rank_constant": 60}}

@@ -73,7 +73,13 @@ def test_rerank_adds_the_processor_the_query_context_and_the_depth() -> None:
     rerank = body["search_pipeline"]["response_processors"][-1]["rerank"]
     assert rerank["ml_opensearch"] == {"model_id": "m1"}
     assert body["ext"] == {"rerank": {"query_context": {"query_text": "q"}}}
-    assert body["size"] == 50
+    assert body["size"] == 50  # at least the depth, so the service sees every hit it reranks
+    deeper = _build(
+        SearchSpec.model_validate({"query": "q", "from": 60, "size": 10, "rerank": True}),
+        rerank_model_id="m1",
+        rerank_top_n=50,
+    )
+    assert deeper["size"] == 70  # a page past the depth is fetched whole: the tail keeps the fused order
 
 
 def test_pages_are_slices_of_one_list_fetched_from_the_top() -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
 
-class PinMismatch(Exception):
+class PinMismatchError(Exception):
     """The artifact's bytes are not the pinned ones."""
 
 
@@ -123,7 +123,7 @@ def fetch(coordinates: Coordinates, expected: str, dest: Path, maven: str = "mvn
     if ok:
         return True
     path.unlink()
-    raise PinMismatch(mismatch_message(coordinates, path, expected, actual))
+    raise PinMismatchError(mismatch_message(coordinates, path, expected, actual))
 
 
 def role_artifacts(defaults: dict[str, object]) -> tuple[str, dict[str, Coordinates]]:
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         return 0
-    except (PinMismatch, RuntimeError, ValueError) as error:
+    except (PinMismatchError, RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 

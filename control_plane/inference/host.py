@@ -21,7 +21,7 @@ from control_plane.inference.config import ServiceConfig
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.dense import DenseEncoder, with_query_prefix
-from control_plane.models.manifest import Manifest, load_manifest
+from control_plane.models.manifest import Manifest, ModelSpec, load_manifest
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.similarity import SimilarityScorer
 from control_plane.models.sparse import SparseEncoder
@@ -34,6 +34,11 @@ R = TypeVar("R")
 # Items per model call for models that run one item per ONNX call anyway (batch_invariant: false):
 # calling them in small chunks costs nothing and lets an abandoned request be dropped within ~0.1 s.
 SHED_CHUNK = 4
+
+
+def _shed_chunk(spec: ModelSpec) -> int | None:
+    """Items per batcher call: small for one-item-per-call models (free, and sheds sooner), else a batch."""
+    return None if spec.batch_invariant else SHED_CHUNK
 
 
 class ModelUnavailableError(RuntimeError):
@@ -141,7 +146,7 @@ class ModelHost:
             batcher: MicroBatcher[str, Vector] = self._batcher(
                 state.name,
                 lambda texts: list(dense.encode(texts)),
-                chunk=None if dense.model.spec.batch_invariant else SHED_CHUNK,
+                chunk=_shed_chunk(dense.model.spec),
             )
             with self._lock:
                 self._dense[state.name] = batcher
@@ -154,7 +159,7 @@ class ModelHost:
             rerank_batcher: MicroBatcher[Pair, float] = self._batcher(
                 state.name,
                 lambda pairs: [float(s) for s in scorer.score_pairs(pairs)],
-                chunk=None if scorer.model.spec.batch_invariant else SHED_CHUNK,
+                chunk=_shed_chunk(scorer.model.spec),
             )
             with self._lock:
                 self._rerank[state.name] = rerank_batcher

@@ -93,7 +93,7 @@ class CrossEncoderScorer:
         """One logit per (query, passage) pair, in input order."""
         out = np.zeros(len(pairs), dtype=np.float32)
         session = self._model.session
-        per_call = self.max_batch if self._model.spec.batch_invariant else 1
+        per_call = self._model.spec.texts_per_call(self.max_batch)
         for run in pair_runs(self._model.tokenizer, pairs, per_call, self.max_tokens):
             out[run.indices] = session.run(run.feeds(session.input_names)).reshape(-1)
         return out

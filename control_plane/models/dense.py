@@ -66,8 +66,7 @@ class DenseEncoder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        per_call = self.max_batch if spec.batch_invariant else 1
-        for run in self._model.tokenizer.runs(texts, per_call, self.max_tokens):
+        for run in self._model.tokenizer.runs(texts, spec.texts_per_call(self.max_batch), self.max_tokens):
             output = self._model.session.run(run.feeds(self._model.session.input_names))
             if output.ndim == 3:  # token states: pool as the manifest says
                 output = pool(output, run.attention_mask, spec.pooling, normalize=spec.normalize)

@@ -94,6 +94,10 @@ class ModelSpec:
     # text per call (deterministic, and on CPU no slower: no padding).
     batch_invariant: bool = True
 
+    def texts_per_call(self, max_batch: int) -> int:
+        """How many texts (or pairs) one ONNX call may take: ``max_batch``, or 1 if not batch-invariant."""
+        return max_batch if self.batch_invariant else 1
+
 
 @dataclass(frozen=True)
 class Manifest:

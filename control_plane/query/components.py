@@ -26,6 +26,22 @@ def bm25_clause(text: str, boosts: Mapping[str, float] = BM25_FIELD_BOOSTS) -> d
     return {"multi_match": {"query": text, "fields": fields, "type": "best_fields"}}
 
 
+def sparse_text_clause(text: str, model_id: str | None = None) -> dict[str, Any]:
+    """neural_sparse by query text: ml-commons encodes it with ``model_id`` (default: the pipeline's)."""
+    query: dict[str, Any] = {"query_text": text}
+    if model_id is not None:
+        query["model_id"] = model_id
+    return {"neural_sparse": {SPARSE_FIELD: query}}
+
+
+def dense_text_clause(text: str, k: int, model_id: str | None = None) -> dict[str, Any]:
+    """neural by query text: ml-commons encodes it with ``model_id`` (default: the pipeline's)."""
+    query: dict[str, Any] = {"query_text": text, "k": k}
+    if model_id is not None:
+        query["model_id"] = model_id
+    return {"neural": {DENSE_FIELD: query}}
+
+
 def sparse_tokens_clause(query_tokens: Mapping[str, float]) -> dict[str, Any]:
     """neural_sparse with pre-encoded query term weights (no model needed)."""
     return {"neural_sparse": {SPARSE_FIELD: {"query_tokens": dict(query_tokens)}}}
@@ -50,9 +66,5 @@ def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
     """The plain-text hybrid query a client sends: every component by query text alone (the search
     pipeline's neural_query_enricher supplies the model ids)."""
     return hybrid_query(
-        {
-            "bm25": bm25_clause(text),
-            "splade": {"neural_sparse": {SPARSE_FIELD: {"query_text": text}}},
-            "dense": {"neural": {DENSE_FIELD: {"query_text": text, "k": k}}},
-        }
+        {"bm25": bm25_clause(text), "splade": sparse_text_clause(text), "dense": dense_text_clause(text, k)}
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cross_encoder_pairs import LONG, MAX_LENGTH, PAIRS, pair_tokenizer
+from cross_encoder_pairs import LONG, MAX_LENGTH, PAIRS, assert_segment_ids_change_the_score, pair_tokenizer
 
 from control_plane.models.cross_encoder import CrossEncoderScorer, encode_pairs, pair_runs
 from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
@@ -57,10 +57,4 @@ def test_score_is_per_document_in_input_order_and_independent_of_batching() -> N
 
 
 def test_segment_ids_reach_the_graph_and_change_the_score() -> None:
-    scorer = CrossEncoderScorer.load("ce-minilm", device="cpu")
-    session = scorer.model.session
-    assert session.input_names == ["input_ids", "attention_mask", "token_type_ids"]
-    (run,) = pair_runs(scorer.model.tokenizer, PAIRS[:1], max_batch=1, max_tokens=1000)
-    feeds = run.feeds(session.input_names)
-    one_segment = session.run({**feeds, "token_type_ids": np.zeros_like(run.token_type_ids)})
-    assert abs(float(one_segment[0]) - float(scorer.score_pairs(PAIRS[:1])[0])) > 1e-4
+    assert_segment_ids_change_the_score(CrossEncoderScorer.load("ce-minilm", device="cpu"))

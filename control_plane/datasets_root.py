@@ -23,3 +23,13 @@ def datasets_root() -> Path:
             "pmc/, clinicaltrials/, medline/, nfcorpus/ and scifact/"
         )
     return root
+
+
+PROJECT_TESTSETS_DIR_ENV_VAR = "BIOHYBRID_TESTSETS_DIR"
+
+
+def project_testsets_root() -> Path:
+    """The test collections the project builds itself (``testsets/`` in the repository, e.g. clinical/),
+    or ``$BIOHYBRID_TESTSETS_DIR``."""
+    configured = os.environ.get(PROJECT_TESTSETS_DIR_ENV_VAR)
+    return Path(configured) if configured else _REPO_ROOT / "testsets"

@@ -32,7 +32,7 @@ from control_plane.evaluation.schedule import start_evaluation_schedule
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
 from control_plane.opensearch.client import make_client
 from control_plane.search.results import ChunkResult, SearchResponse
-from control_plane.search.service import SearchService, SearchUnavailableError
+from control_plane.search.service import SearchService, SearchUnavailableError, boost_info
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
@@ -130,6 +130,16 @@ def create_app(
         answer = plan.request.to_dict()
         answer["component_errors"] = plan.component_errors
         answer["reranker_error"] = plan.reranker_error
+        # /v1/search re-orders this request's hits when boosts apply (a second, filter-only request
+        # fetches the routed sections): say so, with the factors and settings, so a direct client knows.
+        answer["section_routing"] = (
+            {
+                "boosts": [boost_info(b).model_dump() for b in plan.intents.boosts],
+                **settings.search.section_routing.model_dump(),
+            }
+            if plan.intents.boosts
+            else None
+        )
         return json_response(answer)
 
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)

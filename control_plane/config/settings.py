@@ -91,10 +91,11 @@ class RrfSettings(_Strict):
 
 class QueryTypeWeights(_Strict):
     """Weighted-fusion weights per query type (control_plane.search.query_types), used by /v1/search
-    when a request names no weights. Identifiers favour exact terms, questions favour meaning."""
+    when a request names no weights. Identifiers favour exact terms; the other types keep the global
+    weights (chosen on dev: model_artifacts/reports/query-type-weights/dev.md)."""
 
-    exact_term: FusionWeights = FusionWeights(bm25=0.5, splade=0.3, dense=0.2)
-    paraphrase: FusionWeights = FusionWeights(bm25=0.2, splade=0.3, dense=0.5)
+    exact_term: FusionWeights = FusionWeights(bm25=0.5, splade=0.1, dense=0.4)
+    paraphrase: FusionWeights = FusionWeights()
     complex: FusionWeights = FusionWeights()
 
 
@@ -102,7 +103,7 @@ class FusionSettings(_Strict):
     weights: FusionWeights = FusionWeights()
     rrf: RrfSettings = RrfSettings()
     # false: every query gets `weights`; true: the weights of its query type.
-    weights_by_query_type_enabled: bool = False
+    weights_by_query_type_enabled: bool = True
     weights_by_query_type: QueryTypeWeights = QueryTypeWeights()
 
 
@@ -139,6 +140,16 @@ class ApiKey(_Strict):
     name: str = ""
 
 
+class SectionRoutingSettings(_Strict):
+    """Clinical routing inside the records the query is about (control_plane/search/routing.py)."""
+
+    weight: float = Field(4.0, ge=0, description="lift per unit of (boost factor - 1) at full topicality")
+    min_topicality: float = Field(0.8, ge=0, le=1, description="documents scoring less are not routed")
+    max_documents: int = Field(3, ge=1, le=100, description="route within at most this many documents")
+    depth: int = Field(50, ge=1, le=1000, description="fused chunks routing looks at")
+    fetch_sections: bool = Field(True, description="fetch routed sections the fused list missed")
+
+
 class SearchSettings(_Strict):
     """The /v1/search behaviour: where it looks, its budgets and defaults."""
 
@@ -150,6 +161,7 @@ class SearchSettings(_Strict):
     # true: a rerank on a service without a GPU is refused (reranker_error gpu_unavailable).
     rerank_requires_gpu: bool = False
     intents_file: str = "intents.yaml"
+    section_routing: SectionRoutingSettings = SectionRoutingSettings()
 
 
 class ApiSettings(_Strict):

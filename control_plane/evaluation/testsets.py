@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from control_plane.datasets_root import DATASETS_DIR_ENV_VAR as DATASETS_DIR_ENV
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets_root import PROJECT_TESTSETS_DIR_ENV_VAR, datasets_root, project_testsets_root
 from control_plane.evaluation.metrics import Qrels, Run, rank_documents
 
 _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
@@ -32,7 +32,12 @@ _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
     "nfcorpus/test": ("nfcorpus", "test"),
     "scifact/train": ("scifact", "train"),
 }
-KNOWN_TEST_SET_IDS: tuple[str, ...] = tuple(_KNOWN_TEST_SETS)
+# Collections the project builds from the shared records (testsets/<name>, see its README).
+_PROJECT_TEST_SETS: dict[str, tuple[str, str]] = {
+    "clinical/dev": ("clinical", "dev"),
+    "clinical/test": ("clinical", "test"),
+}
+KNOWN_TEST_SET_IDS: tuple[str, ...] = (*_KNOWN_TEST_SETS, *_PROJECT_TEST_SETS)
 
 PathLike = str | os.PathLike[str]
 
@@ -41,6 +46,8 @@ PathLike = str | os.PathLike[str]
 class Query:
     query_id: str
     text: str
+    # What the collection says about the query (e.g. the clinical set's intents and form).
+    metadata: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,14 @@ class TestSet:
         for line_number, record in _read_jsonl(path):
             query_id = _required_str(record, "_id", path, line_number)
             if query_id in judged:
-                yield Query(query_id=query_id, text=_required_str(record, "text", path, line_number))
+                metadata = record.get("metadata") or {}
+                if not isinstance(metadata, dict):
+                    raise ValueError(f"{path}:{line_number}: 'metadata' must be an object")
+                yield Query(
+                    query_id=query_id,
+                    text=_required_str(record, "text", path, line_number),
+                    metadata=metadata,
+                )
 
     def corpus(self) -> Iterator[Document]:
         """Every document of the folder, in file order (the corpus is shared by all splits)."""
@@ -99,7 +113,15 @@ class TestSet:
 
 def load_test_set(test_set_id: str) -> TestSet:
     """Resolve a known id (``nfcorpus/dev``) or ``<folder>:<split>`` to a lazily loaded TestSet."""
-    if test_set_id in _KNOWN_TEST_SETS:
+    if test_set_id in _PROJECT_TEST_SETS:
+        name, split = _PROJECT_TEST_SETS[test_set_id]
+        folder = project_testsets_root() / name
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"test set {test_set_id!r} needs {folder}; build it with `python -m "
+                f"control_plane.evaluation.{name}_set --out {folder}` or set {PROJECT_TESTSETS_DIR_ENV_VAR}"
+            )
+    elif test_set_id in _KNOWN_TEST_SETS:
         dataset, split = _KNOWN_TEST_SETS[test_set_id]
         root = datasets_root()
         folder = root / dataset

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from control_plane.ingestion.documents import Document, Section, SourceName, Table
+from control_plane.ingestion.intents import IntentHint
 from control_plane.ingestion.textnorm import collapse_whitespace
 
 BLOCK_SEPARATOR = "\n\n"
@@ -40,6 +41,7 @@ class TableDraft:
     row_lines: tuple[str, ...]
     title_path: tuple[str, ...] = ()
     facet_json: str | None = None
+    intent_hint: IntentHint | None = None
 
 
 def table_heading(label: str, caption: str) -> str:
@@ -76,10 +78,12 @@ def assemble_document(
     sections: Iterable[SectionDraft],
     tables: Iterable[TableDraft] = (),
     metadata: dict[str, Any] | None = None,
+    identifiers: Iterable[str | None] = (),
 ) -> Document:
     """Lay out title, sections and tables as canonical text and record each one's span.
 
     Empty paragraphs are dropped and sections left with none are omitted, so every span is non-empty.
+    Identifiers are whitespace-collapsed; empty ones and repeats are dropped, first occurrence kept.
     """
     layout = _Layout()
     title = collapse_whitespace(title)
@@ -120,6 +124,7 @@ def assemble_document(
                 start=start,
                 end=end,
                 facet_json=table.facet_json,
+                intent_hint=table.intent_hint,
             )
         )
     return Document(
@@ -133,4 +138,5 @@ def assemble_document(
         tables=tuple(placed_tables),
         text="".join(layout.parts),
         metadata=dict(metadata or {}),
+        identifiers=tuple(dict.fromkeys(c for c in (collapse_whitespace(i or "") for i in identifiers) if c)),
     )

@@ -14,6 +14,10 @@ section, kind and intent:
 
 Tables are never split: each is one chunk (caption line + row lines), whatever the budget. A document
 with neither sections nor tables (a title-only citation) yields one chunk for its title.
+Each chunk's ``intent_hint`` and ``near_empty`` come from
+:func:`~control_plane.ingestion.intents.chunk_intent` over the chunk's own text (so with the sentence
+strategy only the chunks that state a dose become ``dosage``), and every chunk carries the document's
+``identifiers``.
 Every chunk satisfies ``document.text[chunk.start:chunk.end] == chunk.text``.
 """
 
@@ -26,7 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from control_plane.ingestion.documents import Document, Section, Table
-from control_plane.ingestion.intents import IntentHint, intent_hint
+from control_plane.ingestion.intents import IntentHint, chunk_intent, is_near_empty
 from control_plane.ingestion.spans import (
     SegmentIndex,
     Span,
@@ -38,7 +42,9 @@ from control_plane.ingestion.spans import (
 from control_plane.ingestion.tokens import TokenCounter, minilm_token_counter
 
 CHUNKER_NAME: Final = "control_plane.ingestion.chunking"
-CHUNKER_VERSION: Final = "1"
+CHUNKER_VERSION: Final = "2"
+"""2: identifiers on every chunk; intents from dose statements, adverse-event outcome measures and
+the near-empty rule (``near_empty``)."""
 DEFAULT_TOKEN_BUDGET: Final = 254
 """all-MiniLM-L6-v2 reads 256 tokens; the budget excludes [CLS] and [SEP]."""
 DEFAULT_OVERLAP_PCT: Final = 20.0
@@ -72,12 +78,18 @@ class Chunk:
     source: str
     doc_type: str
     publication_date: str | None
+    identifiers: tuple[str, ...] = ()
+    """The document's own identifiers (NCT id, PMID, PMCID, DOI, ...), on every chunk of it."""
+    near_empty: bool = False
+    """The chunk holds (almost) nothing of its own (:func:`~control_plane.ingestion.intents.is_near_empty`):
+    it has no ``intent_hint``, and search-side routing should not lift it (tables included)."""
     content_hash: str = field(default="")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready fields (tuples become lists)."""
         fields = asdict(self)
         fields["table_lines"] = list(self.table_lines)
+        fields["identifiers"] = list(self.identifiers)
         fields["provenance"] = dict(self.provenance)
         return fields
 
@@ -149,16 +161,24 @@ class _ChunkFactory:
         label: str,
         headings: tuple[str, ...],
         facet_json: str | None,
-        intent: IntentHint | None,
         table: Table | None = None,
     ) -> Chunk:
         document = self.document
         start, end = span
+        text = document.text[start:end]
+        near_empty = is_near_empty(kind, text, table.row_lines if table else None)
+        intent = chunk_intent(
+            kind,
+            (*headings, table.caption) if table else headings,
+            text,
+            parser_intent=table.intent_hint if table else None,
+            near_empty=near_empty,
+        )
         title_path = TITLE_PATH_SEPARATOR.join(part for part in (document.title, *headings) if part)
         draft = Chunk(
             chunk_id=f"{document.doc_id}:chunk:{index}",
             doc_id=document.doc_id,
-            text=document.text[start:end],
+            text=text,
             start=start,
             end=end,
             token_count=token_count,
@@ -175,6 +195,8 @@ class _ChunkFactory:
             source=document.source,
             doc_type=document.doc_type,
             publication_date=document.publication_date.isoformat() if document.publication_date else None,
+            identifiers=document.identifiers,
+            near_empty=near_empty,
         )
         return replace(draft, content_hash=content_hash(draft.to_dict()))
 
@@ -212,7 +234,6 @@ def chunk(
                     section.label,
                     section.title_path,
                     section.facet_json,
-                    intent_hint(section.kind, section.title_path),
                 )
             )
     for table in document.tables:
@@ -226,13 +247,10 @@ def chunk(
                 table.label,
                 table.title_path,
                 table.facet_json,
-                intent_hint(table.kind, (*table.title_path, table.caption)),
                 table,
             )
         )
     if not chunks and document.title:
         span = (0, len(document.title))
-        chunks.append(
-            factory.make(0, span, params.counter.count(document.title), "title", "Title", (), None, None)
-        )
+        chunks.append(factory.make(0, span, params.counter.count(document.title), "title", "Title", (), None))
     return chunks

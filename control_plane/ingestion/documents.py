@@ -18,6 +18,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from control_plane.ingestion.intents import IntentHint
+
 SourceName = Literal["pmc", "ctgov", "medline", "beir"]
 
 SECTION_KINDS: frozenset[str] = frozenset(
@@ -79,11 +81,19 @@ class Table:
     start: int
     end: int
     facet_json: str | None = None
+    intent_hint: IntentHint | None = None
+    """An intent the parser read from structured data (a registry outcome measure about adverse events
+    is ``ae``); ``None`` leaves it to the rule table (:mod:`control_plane.ingestion.intents`)."""
 
 
 @dataclass(frozen=True)
 class Document:
-    """One normalised record from any source; ``text`` is the canonical text the spans index into."""
+    """One normalised record from any source; ``text`` is the canonical text the spans index into.
+
+    ``identifiers`` are the record's own identifiers as written (a trial's NCT id, its NCT aliases, org
+    study id, secondary ids and acronym; an article's PMCID, PMID and DOI): every chunk carries them so
+    an identifier query finds the record whatever its text says.
+    """
 
     doc_id: str
     title: str
@@ -95,6 +105,7 @@ class Document:
     tables: tuple[Table, ...]
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    identifiers: tuple[str, ...] = ()
 
     def span_text(self, span: Section | Table) -> str:
         """The canonical text a section or table covers."""

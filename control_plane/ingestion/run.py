@@ -20,7 +20,7 @@ from tqdm import tqdm
 from control_plane.ingestion.bulk import BatchResult, ChunkEncoder, DeadLetterFile, index_batch
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.errors import ParseError
-from control_plane.ingestion.parsers import iter_documents
+from control_plane.ingestion.parsers import completeness, iter_documents, most_complete_forms
 from control_plane.ingestion.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
@@ -78,10 +78,13 @@ def ingest(
         client.indices.create(index=options.index)
     pending: list[Chunk] = []
     seen: set[str] = set()
+    sources = list(sources)
+    # The same record in several files (a trial as XML and as JSON): keep its most complete form.
+    preferred = most_complete_forms(sources)
     bar = tqdm(
         desc=f"ingest -> {options.index}", unit="doc", disable=not options.progress, dynamic_ncols=True
     )
-    for item in iter_documents(list(sources)):
+    for item in iter_documents(sources):
         if isinstance(item, ParseError):
             summary.parse_errors += 1
             dead_letter.write(
@@ -92,9 +95,10 @@ def ingest(
                 extra={"path": str(item.path), "location": item.location, "reason": item.reason},
             )
             continue
-        if item.doc_id in seen:
-            # The same record from two files (e.g. a trial as XML and as JSON): the first one wins, so
-            # that a re-run is stable instead of flip-flopping between the two versions.
+        best = preferred.get(item.doc_id)
+        if item.doc_id in seen or (best is not None and completeness(item) < best):
+            # The same record from two files (e.g. a trial as XML and as JSON): the most complete form
+            # wins, the first of equally complete ones, so a re-run keeps the same form.
             summary.duplicates += 1
             log.warning("duplicate document skipped", extra={"doc_id": item.doc_id})
             continue

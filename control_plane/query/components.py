@@ -11,11 +11,17 @@ from typing import Any
 COMPONENT_ORDER: tuple[str, ...] = ("bm25", "splade", "dense")
 
 # The spec's field boosts: structured facts and tables say more per word than running text.
+# `identifiers` (a record's NCT id, aliases, org/secondary ids, acronym, PMID, PMCID, DOI; on every chunk
+# of the record, analysed without stemming) lets an identifier query find its record; boost 1.0 like the
+# text, so an acronym that is also a word ("PROMISE") counts no more than the word in running text.
+# This mapping is the one list of BM25 fields: bm25_clause, the request builder and exact evaluation
+# all read it.
 BM25_FIELD_BOOSTS: Mapping[str, float] = {
     "text": 1.0,
     "title_path": 1.4,
     "facet_json": 1.6,
     "table_lines": 1.2,
+    "identifiers": 1.0,
 }
 SPARSE_FIELD = "sparse_terms"
 DENSE_FIELD = "embedding"

@@ -1,10 +1,9 @@
-"""From a spec to its clinical boosts: detect (or take the override of) the query's intents, plan the
-boosts, and give the request builder a function that puts them inside each sub-query (wrapping the
-whole hybrid query would bypass the per-sub-query normalisation)."""
+"""From a spec to its clinical boosts: detect (or take the override of) the query's intents and plan
+the boosts. The service applies them after fusion, inside the records the query is about
+(control_plane/search/routing.py), so a boost never lifts an off-topic record."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -12,8 +11,8 @@ from typing import Any
 
 from control_plane.config.settings import Settings
 from control_plane.search.intents import (
+    Boost,
     IntentConfig,
-    boost_clause,
     detect_intents,
     intents_from_override,
     load_intent_config,
@@ -27,13 +26,12 @@ TABULAR = "tabular"
 
 @dataclass(frozen=True)
 class IntentPlan:
-    """The spec to search with (filters possibly narrowed by an intent), the detected intents and
-    boosts (as plain dicts for the response), and the clause wrapper (None: no boost)."""
+    """The spec to search with (filters possibly narrowed by an intent), the detected intents (as
+    plain dicts for the response) and the boosts to route with (empty: no routing)."""
 
     spec: SearchSpec
     intents: list[dict[str, Any]] = field(default_factory=list)
-    boosts: list[dict[str, Any]] = field(default_factory=list)
-    wrap: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    boosts: list[Boost] = field(default_factory=list)
 
 
 @lru_cache(maxsize=4)
@@ -62,17 +60,7 @@ def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
             {"name": i.name, "confidence": round(i.confidence, 4), "matched": list(i.matched)}
             for i in detected
         ],
-        boosts=[
-            {
-                "intent": b.intent,
-                "field": b.field,
-                "values": list(b.values),
-                "factor": round(b.factor, 4),
-                "reason": b.reason,
-            }
-            for b in boosts
-        ],
-        wrap=(lambda clause: boost_clause(clause, boosts)) if boosts else None,
+        boosts=boosts,
     )
 
 

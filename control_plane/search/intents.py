@@ -5,16 +5,20 @@ Detection: each intent's phrases are matched as whole words, case-insensitively,
 ``confidence.phrase`` (0.9) for a phrase of two or more words and ``confidence.cue`` (0.6) for one cue
 word; a match lying inside a longer match of the same intent is not counted again. So one cue gives
 0.6, two cues 0.84, a phrase 0.9, a phrase and a cue 0.96: more evidence, more confidence, never > 1.
+A match lying inside one of the intent's ``ignore_within`` phrases is dropped: there the cue means
+something else ("rate" in "heart rate", "safety" in "safety culture", "how many" in "how many
+milligrams", which is dosage, not a count). Listing these is cheaper and keeps more recall than
+deleting a cue that is right in most queries.
 
-Boosts are multiplicative ``function_score`` weights put inside each hybrid sub-query (wrapping the
-whole hybrid query would bypass the per-sub-query normalisation).
+A boost is a factor (>= 1) for the chunks its filter matches. /v1/search applies it after fusion and
+only inside the records the query is about (control_plane/search/routing.py), never to every chunk of
+a kind.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -31,8 +35,6 @@ DEFAULT_INTENTS_FILE: Final = Path(__file__).resolve().parents[1] / "config" / "
 TABULAR_INTENT: Final = "tabular"
 INTENT_FIELD: Final = "intent_hint"
 TABLE_FIELD: Final = "is_table"
-# Names live one level deeper in these clauses: {"neural": {"embedding": {..., "_name": ...}}}.
-_FIELD_LEVEL_QUERIES: Final = frozenset({"neural", "knn", "neural_sparse", "match", "match_phrase", "term"})
 
 TableRouting = Literal["none", "tables", "tables_and_targets"]
 
@@ -53,12 +55,15 @@ class IntentRule(_Strict):
     """One intent: its cue phrases, its boost factor and which chunks (``intent_hint``) it targets."""
 
     phrases: tuple[str, ...] = Field(min_length=1)
+    ignore_within: tuple[str, ...] = Field(
+        (), description="phrases in which this intent's cues mean something else; matches inside are dropped"
+    )
     boost: float = Field(1.0, ge=1.0, description="never below 1: a boost never demotes")
     targets: tuple[IntentHint, ...] = ()
     restrict_to_sources: tuple[str, ...] = ()
     table_routing: TableRouting = "none"
 
-    @field_validator("phrases")
+    @field_validator("phrases", "ignore_within")
     @classmethod
     def _phrases_have_words(cls, phrases: tuple[str, ...]) -> tuple[str, ...]:
         empty = [phrase for phrase in phrases if not atoms(phrase)]
@@ -139,18 +144,27 @@ def _phrase_keys(phrase: str) -> tuple[str, ...]:
 def _matches(
     query_atoms: Sequence[Atom], rule: IntentRule, weights: ConfidenceWeights
 ) -> dict[tuple[int, int], float]:
-    """Character span -> weight of each phrase occurrence, without spans inside a longer one."""
+    """Character span -> weight of each phrase occurrence, without spans inside a longer one or
+    inside an occurrence of an ``ignore_within`` phrase."""
+    ignored = [
+        span for phrase in rule.ignore_within for span in find_sequence(query_atoms, _phrase_keys(phrase))
+    ]
     found: dict[tuple[int, int], float] = {}
     for phrase in rule.phrases:
         keys = _phrase_keys(phrase)
         weight = weights.phrase if len(keys) > 1 else weights.cue
         for span in find_sequence(query_atoms, keys):
-            found[span] = max(weight, found.get(span, 0.0))
+            if not any(_inside(span, other) for other in ignored):
+                found[span] = max(weight, found.get(span, 0.0))
     return {
         span: weight
         for span, weight in found.items()
-        if not any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in found)
+        if not any(other != span and _inside(span, other) for other in found)
     }
+
+
+def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:
+    return other[0] <= span[0] and span[1] <= other[1]
 
 
 def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
@@ -220,43 +234,7 @@ def _strongest(candidates: Sequence[Boost]) -> list[Boost]:
 
 
 def boost_filter(boost: Boost) -> dict[str, Any]:
+    """The filter a chunk must match to take this boost (one value: term; several: terms)."""
     if len(boost.values) == 1:
         return {"term": {boost.field: boost.values[0]}}
     return {"terms": {boost.field: list(boost.values)}}
-
-
-def boost_clause(clause: Mapping[str, Any], boosts: Sequence[Boost]) -> dict[str, Any]:
-    """Wrap one hybrid sub-query in a ``function_score`` multiplying its score by the boosts whose
-    filters a chunk matches (score_mode and boost_mode multiply; a chunk matching none keeps its
-    score). The clause's ``_name`` moves onto the function_score, so OpenSearch's matched_queries
-    report the boosted score under the component's name. No boosts: the clause unchanged."""
-    if not boosts:
-        return dict(clause)
-    if len(clause) != 1:
-        raise ValueError(f"expected one query clause (a single key), got keys {sorted(clause)}")
-    inner = copy.deepcopy(dict(clause))
-    name = _pop_name(inner)
-    wrapped: dict[str, Any] = {
-        "query": inner,
-        "functions": [{"filter": boost_filter(b), "weight": b.factor} for b in boosts],
-        "score_mode": "multiply",
-        "boost_mode": "multiply",
-    }
-    if name is not None:
-        wrapped["_name"] = name
-    return {"function_score": wrapped}
-
-
-def _pop_name(clause: dict[str, Any]) -> Any:
-    """Remove and return the clause's ``_name``: at ``{kind: {_name}}``, or for field-level queries
-    (neural, knn, neural_sparse, match, term) at ``{kind: {field: {_name}}}``."""
-    ((kind, body),) = clause.items()
-    if not isinstance(body, dict):
-        return None
-    if "_name" in body:
-        return body.pop("_name")
-    if kind in _FIELD_LEVEL_QUERIES and len(body) == 1:
-        ((_, field_body),) = body.items()
-        if isinstance(field_body, dict) and "_name" in field_body:
-            return field_body.pop("_name")
-    return None

@@ -15,7 +15,7 @@ Rule, applied in order (first hit wins):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
 
@@ -27,16 +27,6 @@ class QueryType(StrEnum):
     PARAPHRASE = "paraphrase"
     COMPLEX = "complex"
 
-
-# Identifiers and rare strings are matched verbatim by BM25, while the dense model's word pieces blur
-# them: exact terms lean lexical. Paraphrases share meaning but few words with their answers: they
-# lean dense. Complex queries mix both kinds of facet, so they keep the balanced production default
-# (settings fusion.weights). settings.QueryTypeWeights holds the same values as configuration.
-DEFAULT_WEIGHTS_BY_QUERY_TYPE: Final[Mapping[QueryType, Mapping[str, float]]] = {
-    QueryType.EXACT_TERM: {"bm25": 0.5, "splade": 0.3, "dense": 0.2},
-    QueryType.PARAPHRASE: {"bm25": 0.2, "splade": 0.3, "dense": 0.5},
-    QueryType.COMPLEX: {"bm25": 0.30, "splade": 0.35, "dense": 0.35},
-}
 
 MAX_SHORT_WORDS: Final = 3
 MIN_LONG_WORDS: Final = 12

@@ -8,7 +8,7 @@ can return exactly what `/v1/search` sends.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -74,15 +74,14 @@ def _excluded_source(spec: SearchSpec) -> list[str]:
     return list(EXCLUDED_SOURCE)
 
 
-BoostWrapper = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-def fetch_window(spec: SearchSpec, rerank_top_n: int) -> int:
+def fetch_window(spec: SearchSpec, rerank_top_n: int, routing_depth: int = 0) -> int:
     """How many fused hits to ask for. Always from the top (from=0), so every page is a slice of the
     same list: pages concatenate to the unpaginated ranking without duplicates. A reranked search asks
     for at least the rerank depth (the service reorders the top ``rerank_top_n`` and keeps the rest
-    below them in fused order, so a page past the depth is still there)."""
+    below them in fused order, so a page past the depth is still there). A routed search (clinical
+    boosts) asks for at least ``routing_depth`` so routing sees the records the query is about."""
     window = _depth(spec) * len(spec.components) if spec.granularity == "document" else spec.from_ + spec.size
+    window = max(window, routing_depth)
     return max(window, rerank_top_n) if spec.rerank else window
 
 
@@ -193,7 +192,7 @@ def build_request(
     components: Sequence[str],
     weights: Mapping[str, float],
     encodings: QueryEncodings,
-    boost: BoostWrapper | None = None,
+    routing_depth: int = 0,
     rerank_model_id: str | None = None,
     rerank_top_n: int | None = None,
     profile: bool = False,
@@ -206,13 +205,11 @@ def build_request(
     clauses = component_clauses(
         spec.query, components, encodings, depth, knn_filter=filters, ef_search=settings.index.knn.ef_search
     )
-    queries = [
-        boost(clauses[name]) if boost else clauses[name] for name in COMPONENT_ORDER if name in clauses
-    ]
+    queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
     top_n = rerank_top_n or settings.models.rerank_top_n
     body: dict[str, Any] = {
         "from": 0,
-        "size": fetch_window(spec, top_n),
+        "size": fetch_window(spec, top_n, routing_depth),
         "_source": {"excludes": _excluded_source(spec)},
         "query": {
             "hybrid": {

@@ -36,6 +36,7 @@ class ChunkResult(BaseModel):
     section_label: str | None = None
     intent_hint: str | None = None
     is_table: bool = False
+    near_empty: bool = Field(False, description="a section stub (e.g. only a time frame): never routed to")
     source: str | None = None
     doc_type: str | None = None
     publication_date: str | None = None
@@ -172,6 +173,7 @@ def chunk_result(hit: Mapping[str, Any], reranked: bool, components: Sequence[st
         section_label=source.get("section_label"),
         intent_hint=source.get("intent_hint"),
         is_table=bool(source.get("is_table", False)),
+        near_empty=bool(source.get("near_empty", False)),
         source=source.get("source"),
         doc_type=source.get("doc_type"),
         publication_date=source.get("publication_date"),

@@ -25,6 +25,7 @@ from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.search.boosting import IntentPlan, plan_intents
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
+from control_plane.search.intents import Boost
 from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_types import classify_query
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
@@ -38,6 +39,8 @@ from control_plane.search.results import (
     Timings,
     chunk_result,
 )
+from control_plane.search.routing import Candidate, routed_order, routed_scores, topical_documents
+from control_plane.search.sections import section_query
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
@@ -145,7 +148,7 @@ class SearchService:
             components=plan.components,
             weights=plan.weights,
             encodings=plan.encodings,
-            boost=plan.intents.wrap,
+            routing_depth=self.settings.search.section_routing.depth if plan.intents.boosts else 0,
             rerank_model_id=rerank_id,
             rerank_top_n=plan.spec.rerank_top_n,
             profile=plan.spec.profile,
@@ -221,6 +224,8 @@ class SearchService:
         chunks = [chunk_result(hit, reranked, plan.components) for hit in hits]
         if spec.fusion_method == "rrf" and not reranked:
             chunks = _rrf_ties_by_bm25(chunks)
+        if plan.intents.boosts:
+            chunks = self._route(plan, chunks)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
@@ -235,7 +240,7 @@ class SearchService:
             reranker_model=self.settings.models.rerank if reranked else None,
             reranker_error=plan.reranker_error,
             intents=[IntentInfo(**i) for i in plan.intents.intents],
-            boosts=[BoostInfo(**b) for b in plan.intents.boosts],
+            boosts=[boost_info(b) for b in plan.intents.boosts],
             total_candidates=len(hits),
             from_=spec.from_,
             size=spec.size,
@@ -269,6 +274,45 @@ class SearchService:
         plan.request = self._request(plan, None)
         return self._send(plan, search.opensearch_timeout_ms / 1000), False
 
+    def _route(self, plan: SearchPlan, chunks: list[ChunkResult]) -> list[ChunkResult]:
+        """Clinical routing after fusion (control_plane/search/routing.py): the routed sections of the
+        records the query is about move up; fetched sections the fused list missed join it."""
+        params = self.settings.search.section_routing
+        considered = chunks[: params.depth]
+        candidates = [_candidate(c) for c in considered]
+        fetched: list[ChunkResult] = []
+        if params.fetch_sections:
+            topical = list(topical_documents(candidates, params))
+            present = {c.chunk_id for c in chunks}
+            fetched = [c for c in self._sections(plan, topical) if c.chunk_id not in present]
+        scores = routed_scores(candidates, plan.intents.boosts, params, [_candidate(c) for c in fetched])
+        by_id = {c.chunk_id: c for c in [*considered, *fetched]}
+        order = routed_order(scores, [c.chunk_id for c in considered])
+        routed = [by_id[chunk_id].model_copy(update={"score": scores[chunk_id]}) for chunk_id in order]
+        # Below the routed depth the fused order stands, on the same relative scale, never above it.
+        scale = max((c.score for c in considered), default=0.0) or 1.0
+        floor = min((c.score for c in routed), default=0.0)
+        tail = [c.model_copy(update={"score": min(c.score / scale, floor)}) for c in chunks[params.depth :]]
+        return routed + tail
+
+    def _sections(self, plan: SearchPlan, doc_ids: Sequence[str]) -> list[ChunkResult]:
+        """The routed sections (boost filters) of these documents, under the request's filters."""
+        if not doc_ids:
+            return []
+        body = section_query(plan.tenant_id, plan.intents.spec.filters, doc_ids, plan.intents.boosts)
+        started = time.perf_counter()
+        try:
+            answer = self.client.search(
+                index=plan.index,
+                body=body,
+                params={"request_timeout": self.settings.search.opensearch_timeout_ms / 1000},
+            )
+        finally:
+            plan.opensearch_round_trip_ms += round((time.perf_counter() - started) * 1000, 2)
+        return [
+            chunk_result({**hit, "_score": 0.0}, False, plan.components) for hit in answer["hits"]["hits"]
+        ]
+
     def _send(self, plan: SearchPlan, timeout_s: float) -> dict[str, Any]:
         request = plan.request
         params = {**request.params, "request_timeout": timeout_s}
@@ -286,6 +330,22 @@ def _timed(call: Any) -> Any:
         return call(), time.perf_counter() - started
 
     return run
+
+
+def _candidate(chunk: ChunkResult) -> Candidate:
+    return Candidate(
+        chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table, chunk.near_empty
+    )
+
+
+def boost_info(boost: Boost) -> BoostInfo:
+    return BoostInfo(
+        intent=boost.intent,
+        field=boost.field,
+        values=list(boost.values),
+        factor=round(boost.factor, 4),
+        reason=boost.reason,
+    )
 
 
 def _rrf_ties_by_bm25(chunks: list[ChunkResult]) -> list[ChunkResult]:

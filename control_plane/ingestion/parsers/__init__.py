@@ -3,10 +3,17 @@
 ``iter_documents("pmc")`` walks the dataset's files under :func:`control_plane.datasets_root.datasets_root`;
 ``iter_documents(path)`` and ``iter_documents([paths...])`` parse given files (a folder means its files).
 Bulk callers get :class:`~control_plane.ingestion.errors.ParseError` items inline, log them and go on.
+
+The same record can come from several files: ClinicalTrials.gov serves a trial as legacy XML and as JSON,
+and a merged record's old NCT id file holds the surviving record. The streams here yield every form (a
+file-level view); callers that index keep one per id with :func:`most_complete_forms` and
+:func:`completeness` (as the ingest run does) or :func:`unique_documents` (in memory): the most complete
+form wins, and among equally complete forms the first in file order.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final
@@ -22,19 +29,23 @@ from control_plane.ingestion.parsers.xml_text import sniff_root_tag
 
 __all__ = [
     "DATASET_FILES",
+    "Completeness",
     "ParseError",
+    "completeness",
     "dataset_files",
     "iter_beir",
     "iter_ctgov",
     "iter_documents",
     "iter_jats",
     "iter_medline",
+    "most_complete_forms",
     "parse_beir",
     "parse_ctgov",
     "parse_documents",
     "parse_jats",
     "parse_medline",
     "parser_for",
+    "unique_documents",
 ]
 
 DocumentStream = Iterator[Document | ParseError]
@@ -113,3 +124,43 @@ def iter_documents(sources: str | Path | Iterable[str | Path]) -> DocumentStream
 def parse_documents(sources: str | Path | Iterable[str | Path]) -> Iterator[Document]:
     """Strict :func:`iter_documents`: raises the first :class:`ParseError`."""
     return raise_errors(iter_documents(sources))
+
+
+# -- one form per document -------------------------------------------------------------------------
+
+Completeness = tuple[int, int, int]
+_WORD: Final = re.compile(r"[^\W_]+")
+
+
+def completeness(document: Document) -> Completeness:
+    """How complete a form of a record is, compared in this order: tables (for a registry record, the
+    reported results: outcome measures and adverse-event tables), sections (registry modules present
+    and non-empty), then words of canonical text (letters and digits, so the list markers and line
+    layout that differ between XML and JSON do not count)."""
+    return (len(document.tables), len(document.sections), len(_WORD.findall(document.text)))
+
+
+def most_complete_forms(sources: str | Path | Iterable[str | Path]) -> dict[str, Completeness]:
+    """For each document id that more than one registry record among ``sources`` carries, the
+    completeness of its most complete form. Only ClinicalTrials.gov files are read (a second, cheap
+    parse); other sources are never duplicated across files this way and are not read."""
+    items = [sources] if isinstance(sources, str | Path) else list(sources)
+    seen: dict[str, list[Completeness]] = {}
+    for path in (path for source in items for path in _expand(source)):
+        if parser_for(path) is not iter_ctgov:
+            continue
+        for item in iter_ctgov(path):
+            if isinstance(item, Document):
+                seen.setdefault(item.doc_id, []).append(completeness(item))
+    return {doc_id: max(forms) for doc_id, forms in seen.items() if len(forms) > 1}
+
+
+def unique_documents(documents: Iterable[Document]) -> list[Document]:
+    """One document per id, in first-appearance order: the most complete form (:func:`completeness`),
+    the first of equally complete ones."""
+    best: dict[str, Document] = {}
+    for document in documents:
+        kept = best.get(document.doc_id)
+        if kept is None or completeness(document) > completeness(kept):
+            best[document.doc_id] = document
+    return list(best.values())

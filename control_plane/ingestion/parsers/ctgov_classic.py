@@ -123,6 +123,11 @@ def trial_from_classic(study: JsonObject) -> TrialRecord:
         brief_title=text(ident, "BriefTitle"),
         official_title=text(ident, "OfficialTitle"),
         acronym=text(ident, "Acronym"),
+        org_study_id=text(ident, "OrgStudyIdInfo", "OrgStudyId"),
+        secondary_ids=tuple(
+            text(item, "SecondaryId") for item in objects(ident, "SecondaryIdInfoList", "SecondaryIdInfo")
+        ),
+        nct_aliases=strings(ident, "NCTIdAliasList", "NCTIdAlias"),
         overall_status=text(status, "OverallStatus"),
         sponsor=text(protocol, "SponsorCollaboratorsModule", "LeadSponsor", "LeadSponsorName"),
         brief_summary=text(protocol, "DescriptionModule", "BriefSummary"),

@@ -3,8 +3,10 @@
 Section order in the canonical text: brief summary, detailed description, conditions, study design,
 arms, interventions, eligibility (facts, then inclusion / exclusion when the text is headed so), planned
 outcome measures (primary, secondary, other), adverse-event overview. Results become tables: one per
-reported outcome measure (kind ``outcome_results``) and one each for serious and other adverse events
-(kind ``adverse_events``). Structured facts ride along as ``facet_json`` on the section they describe.
+reported outcome measure (kind ``outcome_results``; intent ``ae`` when the measure is about adverse
+events, toxicity or safety) and one each for serious and other adverse events (kind
+``adverse_events``). Structured facts ride along as ``facet_json`` on the section they describe.
+Every chunk carries the trial's identifiers: NCT id, NCT aliases, org study id, secondary ids, acronym.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document
 from control_plane.ingestion.dates import parse_loose_date
 from control_plane.ingestion.documents import Document
+from control_plane.ingestion.intents import IntentHint, is_adverse_event_measure
 from control_plane.ingestion.parsers.ctgov_record import (
     AdverseEvent,
     AdverseEvents,
@@ -168,9 +171,8 @@ def _eligibility_sections(trial: TrialRecord, split: Splitter) -> list[SectionDr
         lead.extend(blocks.pop(0).paragraphs)
     sections.append(SectionDraft("Eligibility", "eligibility", ("Eligibility",), tuple(lead), facet))
     for block in blocks:
-        sections.append(
-            SectionDraft(block.heading, block.kind, ("Eligibility", block.heading), block.paragraphs, facet)
-        )
+        path = ("Eligibility", *((block.scope,) if block.scope else ()), block.heading)
+        sections.append(SectionDraft(block.heading, block.kind, path, block.paragraphs, facet))
     return sections
 
 
@@ -216,9 +218,10 @@ def _grid_table(
     header: list[str],
     rows: list[list[str]],
     facet: str | None,
+    intent: IntentHint | None = None,
 ) -> TableDraft:
     lines = tuple(" | ".join(row) for row in [header, *rows])
-    return TableDraft(label, kind, caption, _html_table(header, rows), lines, path, facet)
+    return TableDraft(label, kind, caption, _html_table(header, rows), lines, path, facet, intent)
 
 
 def _outcome_result_table(number: int, result: OutcomeResult) -> TableDraft:
@@ -245,9 +248,10 @@ def _outcome_result_table(number: int, result: OutcomeResult) -> TableDraft:
         }
     )
     label = f"Outcome Result {number}"
-    return _grid_table(
-        label, "outcome_results", caption, ("Results", "Outcome Results", label), header, rows, facet
-    )
+    # A measure about adverse events / toxicity / safety holds adverse-event figures: route it as ae.
+    intent: IntentHint | None = "ae" if is_adverse_event_measure(result.title) else None
+    path = ("Results", "Outcome Results", label)
+    return _grid_table(label, "outcome_results", caption, path, header, rows, facet, intent)
 
 
 def _event_table(name: str, events: tuple[AdverseEvent, ...], reported: AdverseEvents) -> TableDraft:
@@ -342,6 +346,9 @@ def trial_document(trial: TrialRecord, path: Path) -> Document:
             "nct_id": trial.nct_id,
             "official_title": trial.official_title or None,
             "acronym": trial.acronym or None,
+            "org_study_id": trial.org_study_id or None,
+            "secondary_ids": list(trial.secondary_ids),
+            "nct_aliases": list(trial.nct_aliases),
             "overall_status": trial.overall_status or None,
             "sponsor": trial.sponsor or None,
             "study_type": trial.study_type or None,
@@ -356,4 +363,11 @@ def trial_document(trial: TrialRecord, path: Path) -> Document:
             "source_format": trial.source_format,
             "file": path.name,
         },
+        identifiers=(
+            trial.nct_id,
+            *trial.nct_aliases,
+            trial.org_study_id,
+            *trial.secondary_ids,
+            trial.acronym,
+        ),
     )

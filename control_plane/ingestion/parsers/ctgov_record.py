@@ -83,6 +83,10 @@ class TrialRecord:
     brief_title: str
     official_title: str = ""
     acronym: str = ""
+    org_study_id: str = ""
+    secondary_ids: tuple[str, ...] = ()
+    nct_aliases: tuple[str, ...] = ()
+    """Obsolete NCT ids the registry merged into this one (``nct_alias``)."""
     overall_status: str = ""
     sponsor: str = ""
     brief_summary: str = ""

@@ -206,6 +206,7 @@ def jats_document(root: ET.Element, path: Path) -> Document:
         sections=[*out.sections, *out.figures],
         tables=out.tables,
         metadata={**metadata, "file": path.name},
+        identifiers=(metadata["pmcid"], metadata["pmid"], metadata["doi"]),
     )
 
 

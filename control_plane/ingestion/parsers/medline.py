@@ -182,6 +182,7 @@ def medline_document(record: ET.Element) -> Document:
     doi = record.findtext("PubmedData/ArticleIdList/ArticleId[@IdType='doi']") or article.findtext(
         "ELocationID[@EIdType='doi']"
     )
+    pmcid = record.findtext("PubmedData/ArticleIdList/ArticleId[@IdType='pmc']")
     return assemble_document(
         doc_id=pmid,
         title=title,
@@ -193,6 +194,7 @@ def medline_document(record: ET.Element) -> Document:
         metadata={
             "pmid": pmid,
             "doi": doi,
+            "pmcid": pmcid,
             "journal": element_text(article.find("Journal/Title")) or None,
             "journal_abbreviation": citation.findtext("MedlineJournalInfo/MedlineTA"),
             "language": article.findtext("Language"),
@@ -205,6 +207,7 @@ def medline_document(record: ET.Element) -> Document:
             "chemicals": [element_text(c) for c in citation.findall("ChemicalList/Chemical/NameOfSubstance")],
             "vernacular_title": element_text(article.find("VernacularTitle")) or None,
         },
+        identifiers=(pmid, pmcid, doi),
     )
 
 

@@ -5,7 +5,19 @@ from control_plane.cli.main import build_parser, main
 
 @pytest.mark.parametrize(
     "command",
-    ["apply", "verify", "status", "models", "ingest", "query", "search", "evaluate", "service", "api"],
+    [
+        "apply",
+        "verify",
+        "status",
+        "models",
+        "ingest",
+        "query",
+        "search",
+        "evaluate",
+        "service",
+        "api",
+        "intents",
+    ],
 )
 def test_every_command_explains_itself(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:

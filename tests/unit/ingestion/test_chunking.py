@@ -166,7 +166,7 @@ def test_chunk_metadata(ctgov_documents: list[Document], token_counter: HuggingF
     assert inclusion.provenance == {
         "chunker": "control_plane.ingestion.chunking",
         "strategy": "section",
-        "version": "1",
+        "version": "2",
     }
     assert (inclusion.tenant_id, inclusion.source, inclusion.doc_type) == ("acme", "ctgov", "clinical_trial")
     assert inclusion.publication_date == "2014-08-07"
@@ -217,11 +217,16 @@ def test_table_intent_follows_kind_then_caption() -> None:
                 "results",
                 "Baseline characteristics",
                 "<table/>",
-                ("a | b",),
+                ("a | b", "1 | 2"),
                 ("Results", "Table 1"),
             ),
             TableDraft(
-                "Table 2", "results", "Adverse events by arm", "<table/>", ("a | b",), ("Results", "Table 2")
+                "Table 2",
+                "results",
+                "Adverse events by arm",
+                "<table/>",
+                ("a | b", "1 | 2"),
+                ("Results", "Table 2"),
             ),
         ],
     )

@@ -69,7 +69,12 @@ def test_criteria_headings_split_inclusion_from_exclusion() -> None:
         ("inclusion", "Inclusion Criteria", ("age 18 or older",)),
         ("exclusion", "Key Exclusion Criteria", ("pregnancy", "prior chemotherapy")),
     ]
-    assert [b.kind for b in split_criteria(["DISEASE CHARACTERISTICS:", "stage IIIB"])] == ["eligibility"]
+    # PDQ layout: every item under these headings is a requirement to meet, so they are inclusion lists
+    pdq = split_criteria(["DISEASE CHARACTERISTICS:", "stage IIIB", "PRIOR CONCURRENT THERAPY:", "No chemo"])
+    assert [(b.kind, b.heading) for b in pdq] == [
+        ("inclusion", "Disease Characteristics"),
+        ("inclusion", "Prior Concurrent Therapy"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,8 @@
-"""Clinical intents: the packaged YAML, detection and confidence, boost planning, clause wrapping."""
+"""Clinical intents: the packaged YAML, detection and confidence, boost planning, boost filters."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -15,7 +14,7 @@ from control_plane.search.intents import (
     IntentConfig,
     IntentConfigError,
     UnknownIntentError,
-    boost_clause,
+    boost_filter,
     detect_intents,
     intents_from_override,
     load_intent_config,
@@ -77,6 +76,39 @@ def test_inflections_and_hyphens_match(config: IntentConfig) -> None:
 def test_whole_words_only(config: IntentConfig) -> None:
     # "rate" is a tabular cue; it must not fire inside "moderated".
     assert detect_intents("moderated dialogue about metformin", config) == []
+
+
+def test_a_cue_inside_an_ignore_within_phrase_does_not_count(config: IntentConfig) -> None:
+    # "rate" in "heart rate", "safety" in "safety culture", "how many" in "how many milligrams" (dosage).
+    assert detect_intents("heart rate variability in athletes", config) == []
+    assert detect_intents("safety culture in operating rooms", config) == []
+    detected = _by_name(detect_intents("how many milligrams of sertraline", config))
+    assert set(detected) == {"dosage"}
+    # The same cue outside the phrase still counts.
+    assert "adverse_events" in _by_name(detect_intents("safety of sertraline", config))
+    data = yaml.safe_load(DEFAULT_INTENTS_FILE.read_text(encoding="utf-8"))
+    data["intents"]["adverse_events"]["ignore_within"] = ["safety of"]
+    assert "adverse_events" not in _by_name(detect_intents("safety of sertraline", parse_intent_config(data)))
+
+
+def test_rats_are_not_a_rate(config: IntentConfig) -> None:
+    # light_stem("rats") == light_stem("rate"): the tabular intent names its rates instead.
+    assert detect_intents("rats fed a high fat diet", config) == []
+    assert "tabular" in _by_name(detect_intents("relapse rate after stopping", config))
+
+
+def test_paraphrases_are_caught(config: IntentConfig) -> None:
+    examples = {
+        "who is allowed to take part in the study": "eligibility",
+        "what went wrong for patients on the new drug": "adverse_events",
+        "how often should insulin be injected": "dosage",
+        "did it work for chronic pain": "results",
+        "how was the study set up": "methods",
+        "what is hydroxychloroquine prescribed for": "indications",
+        "how common is delirium in the ICU": "tabular",
+    }
+    for query, intent in examples.items():
+        assert [i.name for i in detect_intents(query, config)] == [intent], query
 
 
 def test_several_intents_most_confident_first(config: IntentConfig) -> None:
@@ -150,56 +182,10 @@ def test_plan_refuses_an_intent_the_config_lacks(config: IntentConfig) -> None:
         plan_boosts([DetectedIntent("nausea", 0.9)], config)
 
 
-BOOSTS = [
-    Boost("intent_hint", ("eligibility",), 2.7, "r", "eligibility"),
-    Boost("is_table", (True,), 2.2, "r", "tabular"),
-    Boost("intent_hint", ("results", "outcome"), 1.5, "r", "results"),
-]
-FUNCTIONS = [
-    {"filter": {"term": {"intent_hint": "eligibility"}}, "weight": 2.7},
-    {"filter": {"term": {"is_table": True}}, "weight": 2.2},
-    {"filter": {"terms": {"intent_hint": ["results", "outcome"]}}, "weight": 1.5},
-]
-
-
-def _wrapped(inner: dict[str, Any], name: str) -> dict[str, Any]:
-    return {
-        "function_score": {
-            "query": inner,
-            "functions": FUNCTIONS,
-            "score_mode": "multiply",
-            "boost_mode": "multiply",
-            "_name": name,
-        }
-    }
-
-
-def test_boost_clause_moves_a_top_level_name() -> None:
-    clause = {"multi_match": {"query": "q", "fields": ["text"], "_name": "bm25"}}
-    assert boost_clause(clause, BOOSTS) == _wrapped(
-        {"multi_match": {"query": "q", "fields": ["text"]}}, "bm25"
-    )
-    assert clause["multi_match"]["_name"] == "bm25"  # the input is left as it was
-
-
-@pytest.mark.parametrize("kind", ["neural", "knn", "neural_sparse"])
-def test_boost_clause_moves_a_field_level_name(kind: str) -> None:
-    clause = {kind: {"embedding": {"query_text": "q", "k": 5, "_name": "dense"}}}
-    assert boost_clause(clause, BOOSTS) == _wrapped(
-        {kind: {"embedding": {"query_text": "q", "k": 5}}}, "dense"
-    )
-
-
-def test_boost_clause_named_bool() -> None:
-    clause = {"bool": {"must": [{"knn": {"embedding": {"vector": [1.0], "k": 3}}}], "_name": "dense"}}
-    inner = {"bool": {"must": [{"knn": {"embedding": {"vector": [1.0], "k": 3}}}]}}
-    assert boost_clause(clause, BOOSTS) == _wrapped(inner, "dense")
-
-
-def test_boost_clause_without_name_or_boosts() -> None:
-    clause = {"match": {"text": "q"}}
-    assert "_name" not in boost_clause(clause, BOOSTS)["function_score"]
-    assert boost_clause(clause, []) == clause
+def test_boost_filter_is_a_term_for_one_value_and_terms_for_several() -> None:
+    assert boost_filter(Boost("is_table", (True,), 2.2, "r", "tabular")) == {"term": {"is_table": True}}
+    several = Boost("intent_hint", ("results", "outcome"), 1.5, "r", "results")
+    assert boost_filter(several) == {"terms": {"intent_hint": ["results", "outcome"]}}
 
 
 def test_bad_file_names_the_key(tmp_path: Path) -> None:

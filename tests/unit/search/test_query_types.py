@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from control_plane.config.settings import Settings, load_settings
 from control_plane.search.intents import DetectedIntent
-from control_plane.search.query_types import DEFAULT_WEIGHTS_BY_QUERY_TYPE, QueryType, classify_query
+from control_plane.search.query_types import QueryType, classify_query
 
 
 @pytest.mark.parametrize(
@@ -67,11 +68,16 @@ def test_twelve_words_are_complex_eleven_without_other_signal_a_paraphrase() -> 
     assert classify_query(twelve.rsplit(" ", 1)[0]) is QueryType.PARAPHRASE
 
 
-def test_default_weights_sum_to_one_and_lean_as_documented() -> None:
-    assert {t: dict(w) for t, w in DEFAULT_WEIGHTS_BY_QUERY_TYPE.items()} == {
-        QueryType.EXACT_TERM: {"bm25": 0.5, "splade": 0.3, "dense": 0.2},
-        QueryType.PARAPHRASE: {"bm25": 0.2, "splade": 0.3, "dense": 0.5},
-        QueryType.COMPLEX: {"bm25": 0.30, "splade": 0.35, "dense": 0.35},
+def test_packaged_weights_per_type_sum_to_one_and_exact_terms_lean_lexical() -> None:
+    settings = load_settings(environ={})
+    assert settings.fusion.weights_by_query_type_enabled
+    by_type = settings.fusion.weights_by_query_type
+    weights = {str(t): getattr(by_type, str(t)).model_dump() for t in QueryType}
+    assert weights == {
+        "exact_term": {"bm25": 0.5, "splade": 0.1, "dense": 0.4},
+        "paraphrase": settings.fusion.weights.model_dump(),
+        "complex": settings.fusion.weights.model_dump(),
     }
-    assert all(sum(w.values()) == pytest.approx(1.0) for w in DEFAULT_WEIGHTS_BY_QUERY_TYPE.values())
+    assert all(sum(w.values()) == pytest.approx(1.0) for w in weights.values())
+    assert by_type == Settings().fusion.weights_by_query_type  # the model's defaults agree with the file
     assert str(QueryType.EXACT_TERM) == "exact_term"

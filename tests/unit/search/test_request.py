@@ -88,9 +88,11 @@ def test_pages_are_slices_of_one_list_fetched_from_the_top() -> None:
     assert fetch_window(SearchSpec(query="q", granularity="document", candidate_depth=100), 100) == 300
 
 
-def test_boosts_wrap_each_sub_query() -> None:
-    body = _build(SearchSpec(query="q"), boost=lambda clause: {"wrapped": clause})
-    assert all("wrapped" in q for q in body["query"]["hybrid"]["queries"])
+def test_a_routed_search_fetches_at_least_the_routing_depth_and_leaves_sub_queries_alone() -> None:
+    plain = _build(SearchSpec(query="q", size=10))
+    routed = _build(SearchSpec(query="q", size=10), routing_depth=50)
+    assert (plain["size"], routed["size"]) == (10, 50)
+    assert routed["query"] == plain["query"]  # boosts are routed after fusion, not inside sub-queries
 
 
 def test_a_dense_component_without_a_vector_is_an_error() -> None:

@@ -1,0 +1,96 @@
+"""Section routing: hand-computed routed scores, topicality gating, fetched sections, order ties."""
+
+from __future__ import annotations
+
+import pytest
+
+from control_plane.config.settings import SectionRoutingSettings
+from control_plane.search.intents import Boost
+from control_plane.search.routing import (
+    Candidate,
+    route_factor,
+    routed_order,
+    routed_scores,
+    topical_documents,
+    topicality,
+)
+
+ELIGIBILITY = Boost("intent_hint", ("eligibility",), 2.7, "eligibility 3.0 x 0.90", "eligibility")
+TABLES = Boost("is_table", (True,), 2.2, "table routing", "tabular")
+PARAMS = SectionRoutingSettings(
+    weight=0.5, min_topicality=0.5, max_documents=2, depth=50, fetch_sections=True
+)
+
+# Trial A is what the query is about (best 0.8); B scores 0.6 at best (topicality 0.75); C 0.2 (0.25).
+FUSED = [
+    Candidate("A:0", "A", 0.8, None, False),
+    Candidate("B:0", "B", 0.6, None, False),
+    Candidate("A:1", "A", 0.4, "eligibility", False),
+    Candidate("C:0", "C", 0.2, "eligibility", False),
+    Candidate("B:1", "B", 0.1, "eligibility", True),
+]
+
+
+def test_topicality_is_each_documents_best_score_over_the_top_score() -> None:
+    assert topicality(FUSED) == pytest.approx({"A": 1.0, "B": 0.75, "C": 0.25})
+    assert topicality([Candidate("x", "X", 0.0, None, False)]) == {}
+
+
+def test_topical_documents_keep_the_most_topical_above_the_threshold() -> None:
+    assert topical_documents(FUSED, PARAMS) == pytest.approx({"A": 1.0, "B": 0.75})
+    one = PARAMS.model_copy(update={"max_documents": 1})
+    assert topical_documents(FUSED, one) == {"A": 1.0}
+    strict = PARAMS.model_copy(update={"min_topicality": 0.8})
+    assert topical_documents(FUSED, strict) == {"A": 1.0}
+
+
+def test_route_factor_is_the_largest_matching_boost() -> None:
+    assert route_factor(FUSED[4], [ELIGIBILITY, TABLES]) == 2.7
+    assert route_factor(FUSED[0], [ELIGIBILITY, TABLES]) == 1.0
+
+
+def test_routed_scores_lift_sections_by_topicality() -> None:
+    scores = routed_scores(FUSED, [ELIGIBILITY], PARAMS)
+    # A:1: 0.4/0.8 + 0.5 x 1.7 x 1.0 = 1.35; B:1: 0.1/0.8 + 0.5 x 1.7 x 0.75 = 0.7625;
+    # C:0 is eligibility too but C is not topical: it keeps 0.2/0.8.
+    assert scores == pytest.approx({"A:0": 1.0, "B:0": 0.75, "A:1": 1.35, "C:0": 0.25, "B:1": 0.7625})
+    assert routed_order(scores, [c.chunk_id for c in FUSED]) == ["A:1", "A:0", "B:1", "B:0", "C:0"]
+
+
+def test_an_off_topic_section_is_never_lifted_above_the_topical_record() -> None:
+    scores = routed_scores(FUSED, [ELIGIBILITY], PARAMS.model_copy(update={"weight": 100.0}))
+    assert scores["C:0"] == pytest.approx(0.25)
+    assert scores["C:0"] < scores["B:0"] < scores["A:0"]
+
+
+def test_fetched_sections_enter_at_zero_and_rise_only_by_their_route() -> None:
+    fetched = [
+        Candidate("A:7", "A", 0.0, "eligibility", False),
+        Candidate("C:7", "C", 0.0, "eligibility", False),
+        Candidate("A:1", "A", 0.0, "eligibility", False),  # already fused: its fused score stands
+    ]
+    scores = routed_scores(FUSED, [ELIGIBILITY], PARAMS, fetched)
+    assert scores["A:7"] == pytest.approx(0.85)  # 0 + 0.5 x 1.7 x 1.0
+    assert scores["C:7"] == 0.0  # not a topical record
+    assert scores["A:1"] == pytest.approx(1.35)
+
+
+def test_no_boost_or_no_positive_score_keeps_the_fused_order() -> None:
+    scores = routed_scores(FUSED, [], PARAMS)
+    assert routed_order(scores, [c.chunk_id for c in FUSED]) == [c.chunk_id for c in FUSED]
+    zero = [Candidate("a", "A", 0.0, "eligibility", False), Candidate("b", "B", 0.0, None, False)]
+    assert routed_scores(zero, [ELIGIBILITY], PARAMS) == {"a": 0.0, "b": 0.0}
+
+
+def test_ties_keep_the_fused_order_and_fetched_chunks_come_after() -> None:
+    assert routed_order({"b": 1.0, "a": 1.0, "z": 1.0}, ["a", "b"]) == ["a", "b", "z"]
+
+
+def test_routing_matches_only_intent_and_table_fields() -> None:
+    with pytest.raises(ValueError, match="cannot match on field"):
+        route_factor(FUSED[0], [Boost("source", ("ctgov",), 2.0, "r", "x")])
+
+
+def test_a_stub_section_is_never_routed_to() -> None:
+    stub = Candidate("A:9", "A", 0.1, "ae", True, near_empty=True)
+    assert route_factor(stub, [ELIGIBILITY, TABLES, Boost("intent_hint", ("ae",), 2.0, "r", "ae")]) == 1.0

@@ -41,8 +41,8 @@ from control_plane.opensearch.client import make_client
 from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
 from control_plane.search.intent_quality import LabelledQuery, measure_detection
 from control_plane.search.intents import TABLE_FIELD, Boost
-from control_plane.search.results import ChunkResult
-from control_plane.search.routing import Candidate, routed_order, routed_scores, topical_documents
+from control_plane.search.results import ChunkResult, chunk_result
+from control_plane.search.routing import Candidate, route_chunks, topical_documents
 from control_plane.search.sections import section_query
 from control_plane.search.service import SearchService
 from control_plane.search.spec import Filters, FusionMethod, SearchSpec
@@ -101,24 +101,11 @@ def score_rankings(qrels: Mapping[str, Judgments], rankings: Mapping[str, Sequen
     )
 
 
-def _candidate(chunk: ChunkResult) -> Candidate:
-    return Candidate(
-        chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table, chunk.near_empty
-    )
-
-
 def route(item: Captured, boosts: Sequence[Boost], params: SectionRoutingSettings) -> list[str]:
-    """The routed chunk ids (as SearchService orders them) for one captured query."""
-    considered = item.fused[: params.depth]
-    candidates = [_candidate(c) for c in considered]
-    fetched: list[Candidate] = []
-    if params.fetch_sections and boosts:
-        topical = topical_documents(candidates, params)
-        present = {c.chunk_id for c in item.fused}
-        fetched = [_candidate(c) for c in item.sections if c.doc_id in topical and c.chunk_id not in present]
-    scores = routed_scores(candidates, boosts, params, fetched)
-    order = routed_order(scores, [c.chunk_id for c in considered])
-    return order + [c.chunk_id for c in item.fused[params.depth :]]
+    """The routed chunk ids for one captured query: the function /v1/search routes with."""
+    topical = topical_documents([Candidate.of(c) for c in item.fused[: params.depth]], params)
+    fetched = [c for c in item.sections if c.doc_id in topical] if params.fetch_sections else []
+    return [c.chunk_id for c in route_chunks(item.fused, boosts, params, fetched)]
 
 
 def capture(
@@ -142,26 +129,16 @@ def capture(
         )
         response = service.search(spec, tenant, index)
         fused = [r for r in response.results if isinstance(r, ChunkResult)]
-        boosts = plan_intents(spec.model_copy(update={"boosts": True}), settings).boosts
+        intents = plan_intents(spec.model_copy(update={"boosts": True}), settings)
+        boosts = intents.boosts
         sections: list[ChunkResult] = []
         if boosts:
             wide = SectionRoutingSettings(min_topicality=0.0, max_documents=FETCH_DOCUMENTS)
-            documents = list(topical_documents([_candidate(c) for c in fused], wide))
+            documents = list(topical_documents([Candidate.of(c) for c in fused], wide))
             if documents:
-                body = section_query(tenant, spec.filters, documents, boosts)
-                hits = service.client.search(index=index, body=body)["hits"]["hits"]
-                sections = [
-                    ChunkResult(
-                        chunk_id=h["_source"]["chunk_id"],
-                        doc_id=h["_source"]["doc_id"],
-                        text="",
-                        intent_hint=h["_source"].get("intent_hint"),
-                        is_table=bool(h["_source"].get("is_table")),
-                        near_empty=bool(h["_source"].get("near_empty")),
-                        score=0.0,
-                    )
-                    for h in hits
-                ]
+                body = section_query(tenant, intents.spec.filters, documents, boosts)
+                hits = service.client.search(index=index, body=body, params={"request_timeout": 30})
+                sections = [chunk_result({**h, "_score": 0.0}, False, ()) for h in hits["hits"]["hits"]]
         trials_only = None
         if any(b.intent == ELIGIBILITY for b in boosts):
             narrowed = spec.model_copy(update={"filters": Filters(source=list(TRIAL_SOURCES))})
@@ -359,7 +336,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             grid_lines += grid_table(fusion, captured, qrels, off)
     lines += detection_lines(queries, settings)
     lines += grid_lines
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     plot_path = args.out.with_suffix(".png")
     plot_groups(per_fusion, group_ids, plot_path)
     lines += ["", f"![per-intent nDCG@10, boosts off and on]({plot_path.name})", ""]

@@ -91,12 +91,13 @@ class RrfSettings(_Strict):
 
 class QueryTypeWeights(_Strict):
     """Weighted-fusion weights per query type (control_plane.search.query_types), used by /v1/search
-    when a request names no weights. Identifiers favour exact terms; the other types keep the global
-    weights (chosen on dev: model_artifacts/reports/query-type-weights/dev.md)."""
+    when a request names no weights; None: the global ``fusion.weights``. Identifiers favour exact
+    terms; the other types earned no weights of their own on dev
+    (model_artifacts/reports/query-type-weights/dev.md)."""
 
-    exact_term: FusionWeights = FusionWeights(bm25=0.5, splade=0.1, dense=0.4)
-    paraphrase: FusionWeights = FusionWeights()
-    complex: FusionWeights = FusionWeights()
+    exact_term: FusionWeights | None = FusionWeights(bm25=0.5, splade=0.1, dense=0.4)
+    paraphrase: FusionWeights | None = None
+    complex: FusionWeights | None = None
 
 
 class FusionSettings(_Strict):

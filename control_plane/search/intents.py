@@ -108,7 +108,8 @@ class DetectedIntent:
 
 @dataclass(frozen=True)
 class Boost:
-    """Multiply the score of chunks whose ``field`` holds one of ``values`` by ``factor`` (> 1)."""
+    """Chunks whose ``field`` holds one of ``values`` earn ``factor`` (> 1); routing lifts such a chunk
+    of a topical record by weight x (factor - 1) x topicality (control_plane/search/routing.py)."""
 
     field: str
     values: tuple[str | bool, ...]

@@ -9,12 +9,13 @@ records comes first:
     routed(c)      = score(c) / best  +  weight x (factor(c) - 1) x topicality(doc(c))
 
 for chunks of the ``max_documents`` most topical documents whose topicality is at least
-``min_topicality``; every other chunk keeps ``score(c) / best``. ``factor(c)`` is the largest boost
-factor whose filter the chunk matches (1.0: none), the same factors intents.yaml defines (boost x
-confidence, table routing). So a route lifts a section within a record by as much as that record is
-what the query is about, and never lifts a record the fused ranking did not already find.
-A section chunk of a topical record that is missing from the fused list (``fetched``) enters with
-score 0 and can only rise by its route.
+``min_topicality`` (judged on the first ``depth`` fused chunks); every other chunk keeps
+``score(c) / best``. ``factor(c)`` is the largest boost factor whose filter the chunk matches (1.0:
+none, and always for a near-empty stub), the same factors intents.yaml defines (boost x confidence,
+table routing). So a route lifts a section within a record by as much as that record is what the query
+is about, and never lifts a record the fused ranking did not already find. A section chunk of a
+topical record that is missing from the fused list (``fetched``) enters with score 0 and only if its
+route lifts it. The result is one list ordered by these scores (ties: fused order, fetched last).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Final
 
 from control_plane.config.settings import SectionRoutingSettings
 from control_plane.search.intents import INTENT_FIELD, TABLE_FIELD, Boost
+from control_plane.search.results import ChunkResult
 
 _TOLERANCE: Final = 1e-12
 
@@ -39,6 +41,11 @@ class Candidate:
     intent_hint: str | None
     is_table: bool
     near_empty: bool = False
+
+    @classmethod
+    def of(cls, chunk: ChunkResult) -> Candidate:
+        fields = (chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table)
+        return cls(*fields, near_empty=chunk.near_empty)
 
 
 def matches(candidate: Candidate, boost: Boost) -> bool:
@@ -81,21 +88,24 @@ def routed_scores(
     params: SectionRoutingSettings,
     fetched: Sequence[Candidate] = (),
 ) -> dict[str, float]:
-    """chunk id -> routed score (see the module docstring) for the fused candidates and the fetched
-    section chunks; with no boost or no positive score, the candidates' own relative scores."""
-    best = max((c.score for c in candidates), default=0.0)
-    scale = best if best > _TOLERANCE else 1.0
-    scores = {c.chunk_id: c.score / scale for c in candidates}
+    """chunk id -> routed score (see the module docstring) for the fused candidates (best first; the
+    first ``params.depth`` decide topicality) and the fetched section chunks the route lifts. With no
+    boost or no positive score: the candidates' own scores, unchanged."""
+    considered = candidates[: params.depth]
+    best = max((c.score for c in considered), default=0.0)
     if not boosts or best <= _TOLERANCE:
-        return scores
-    topical = topical_documents(candidates, params)
-    known = set(scores)
-    entries = [*candidates, *(c for c in fetched if c.chunk_id not in known)]
-    for c in entries:
-        base = scores.setdefault(c.chunk_id, 0.0)
-        if c.doc_id in topical:
-            lift = params.weight * (route_factor(c, boosts) - 1.0) * topical[c.doc_id]
-            scores[c.chunk_id] = base + lift
+        return {c.chunk_id: c.score for c in candidates}
+    topical = topical_documents(considered, params)
+
+    def lift(c: Candidate) -> float:
+        if c.doc_id not in topical:
+            return 0.0
+        return params.weight * (route_factor(c, boosts) - 1.0) * topical[c.doc_id]
+
+    scores = {c.chunk_id: c.score / best + lift(c) for c in candidates}
+    for c in fetched:
+        if c.chunk_id not in scores and lift(c) > _TOLERANCE:
+            scores[c.chunk_id] = lift(c)
     return scores
 
 
@@ -103,3 +113,18 @@ def routed_order(scores: Mapping[str, float], original: Sequence[str]) -> list[s
     """Chunk ids by routed score, best first; ties keep the fused order (fetched chunks after)."""
     position = {chunk_id: index for index, chunk_id in enumerate(original)}
     return sorted(scores, key=lambda chunk_id: (-scores[chunk_id], position.get(chunk_id, len(position))))
+
+
+def route_chunks(
+    chunks: Sequence[ChunkResult],
+    boosts: Sequence[Boost],
+    params: SectionRoutingSettings,
+    fetched: Sequence[ChunkResult] = (),
+) -> list[ChunkResult]:
+    """The fused chunks (and the fetched sections routing lifts) in routed order, each carrying its
+    routed score: what /v1/search returns and the clinical benchmark measures."""
+    candidates = [Candidate.of(c) for c in chunks]
+    scores = routed_scores(candidates, boosts, params, [Candidate.of(c) for c in fetched])
+    by_id = {c.chunk_id: c for c in [*fetched, *chunks]}  # a fused chunk wins over its fetched copy
+    order = routed_order(scores, [c.chunk_id for c in chunks])
+    return [by_id[chunk_id].model_copy(update={"score": scores[chunk_id]}) for chunk_id in order]

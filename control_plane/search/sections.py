@@ -10,24 +10,26 @@ from control_plane.search.intents import Boost, boost_filter
 from control_plane.search.request import EXCLUDED_SOURCE, filter_clauses
 from control_plane.search.spec import Filters
 
-# A trial's eligibility or outcome tables are a handful of chunks; a few records' worth fits.
-ROUTED_SECTION_LIMIT: Final = 200
+# Routed chunks fetched per record: a trial's eligibility, arms or outcome tables fit many times over.
+SECTIONS_PER_DOCUMENT: Final = 60
 
 
 def section_query(
     tenant_id: str, filters: Filters, doc_ids: Sequence[str], boosts: Sequence[Boost]
 ) -> dict[str, Any]:
-    """A filter-only search body: chunks of ``doc_ids`` that match any boost, in a stable order."""
+    """A filter-only search body: chunks of ``doc_ids`` that match any boost and are not near-empty
+    stubs, in a stable order, room for ``SECTIONS_PER_DOCUMENT`` of each record."""
     if not doc_ids or not boosts:
         raise ValueError("a section query needs documents and boosts")
     return {
-        "size": ROUTED_SECTION_LIMIT,
+        "size": SECTIONS_PER_DOCUMENT * len(doc_ids),
         "_source": {"excludes": EXCLUDED_SOURCE},
         "query": {
             "bool": {
                 "filter": [*filter_clauses(tenant_id, filters), {"terms": {"doc_id": list(doc_ids)}}],
                 "should": [boost_filter(b) for b in boosts],
                 "minimum_should_match": 1,
+                "must_not": [{"term": {"near_empty": True}}],
             }
         },
         "sort": [{"doc_id": "asc"}, {"chunk_id": "asc"}],

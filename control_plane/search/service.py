@@ -39,7 +39,7 @@ from control_plane.search.results import (
     Timings,
     chunk_result,
 )
-from control_plane.search.routing import Candidate, routed_order, routed_scores, topical_documents
+from control_plane.search.routing import Candidate, route_chunks, topical_documents
 from control_plane.search.sections import section_query
 from control_plane.search.spec import SearchSpec
 
@@ -187,10 +187,14 @@ class SearchService:
         the components in use and rescaled to sum to 1."""
         if spec.weights is not None:
             chosen: Mapping[str, float] = {str(name): w for name, w in spec.weights.items()}
-        elif self.settings.fusion.weights_by_query_type_enabled:
-            chosen = getattr(self.settings.fusion.weights_by_query_type, query_type).model_dump()
         else:
-            chosen = self.settings.fusion.weights.model_dump()
+            fusion = self.settings.fusion
+            typed = (
+                getattr(fusion.weights_by_query_type, query_type)
+                if fusion.weights_by_query_type_enabled
+                else None
+            )
+            chosen = (typed or fusion.weights).model_dump()
         kept = {name: float(chosen.get(name, 0.0)) for name in components}
         total = sum(kept.values())
         if total <= 0:
@@ -276,24 +280,18 @@ class SearchService:
 
     def _route(self, plan: SearchPlan, chunks: list[ChunkResult]) -> list[ChunkResult]:
         """Clinical routing after fusion (control_plane/search/routing.py): the routed sections of the
-        records the query is about move up; fetched sections the fused list missed join it."""
+        records the query is about move up; sections the fused list missed are fetched. A failed fetch
+        degrades to routing within the fused list (``section_fetch_failed`` in component_errors)."""
         params = self.settings.search.section_routing
-        considered = chunks[: params.depth]
-        candidates = [_candidate(c) for c in considered]
         fetched: list[ChunkResult] = []
         if params.fetch_sections:
-            topical = list(topical_documents(candidates, params))
-            present = {c.chunk_id for c in chunks}
-            fetched = [c for c in self._sections(plan, topical) if c.chunk_id not in present]
-        scores = routed_scores(candidates, plan.intents.boosts, params, [_candidate(c) for c in fetched])
-        by_id = {c.chunk_id: c for c in [*considered, *fetched]}
-        order = routed_order(scores, [c.chunk_id for c in considered])
-        routed = [by_id[chunk_id].model_copy(update={"score": scores[chunk_id]}) for chunk_id in order]
-        # Below the routed depth the fused order stands, on the same relative scale, never above it.
-        scale = max((c.score for c in considered), default=0.0) or 1.0
-        floor = min((c.score for c in routed), default=0.0)
-        tail = [c.model_copy(update={"score": min(c.score / scale, floor)}) for c in chunks[params.depth :]]
-        return routed + tail
+            topical = topical_documents([Candidate.of(c) for c in chunks[: params.depth]], params)
+            try:
+                fetched = self._sections(plan, list(topical))
+            except (ConnectionTimeout, TransportError) as exc:
+                log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})
+                plan.component_errors.append("section_fetch_failed")
+        return route_chunks(chunks, plan.intents.boosts, params, fetched)
 
     def _sections(self, plan: SearchPlan, doc_ids: Sequence[str]) -> list[ChunkResult]:
         """The routed sections (boost filters) of these documents, under the request's filters."""
@@ -330,12 +328,6 @@ def _timed(call: Any) -> Any:
         return call(), time.perf_counter() - started
 
     return run
-
-
-def _candidate(chunk: ChunkResult) -> Candidate:
-    return Candidate(
-        chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table, chunk.near_empty
-    )
 
 
 def boost_info(boost: Boost) -> BoostInfo:

@@ -3,10 +3,13 @@ gets BM25-heavy weights; chunk-level collections rank chunks, not documents."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from control_plane.benchmarks.fusion_grid import Setting, Split
 from control_plane.benchmarks.query_type_weights import at_chunk_level, choose
 
 CURRENT = Setting("weighted", (0.2, 0.2, 0.6))
+TYPES = {"toy/dev": {"q1": "exact_term", "q2": "paraphrase"}}
 
 
 def _split() -> Split:
@@ -29,8 +32,7 @@ def _split() -> Split:
 
 
 def test_each_type_gets_the_weights_its_queries_prefer() -> None:
-    types = {"toy/dev": {"q1": "exact_term", "q2": "paraphrase"}}
-    choices = {c.query_type: c for c in choose([_split()], types, CURRENT, depth=10)}
+    choices = {c.query_type: c for c in choose([_split()], TYPES, CURRENT, depth=10)}
     assert set(choices) == {"exact_term", "paraphrase"}
     exact = choices["exact_term"]
     assert exact.best.weights[0] >= 0.5 and exact.gains["toy/dev"] > 0 and exact.holds_everywhere
@@ -40,6 +42,11 @@ def test_each_type_gets_the_weights_its_queries_prefer() -> None:
     assert not choices["paraphrase"].holds_everywhere
 
 
-def test_chunk_level_splits_rank_chunks() -> None:
+def test_chunk_level_splits_rank_and_score_chunks() -> None:
     split = at_chunk_level(_split())
     assert split.doc_of == {"a": "a", "b": "b", "c": "c"}
+    judged_by_chunk = replace(split, qrels={"q1": {"a": 1}, "q2": {"a": 1}})
+    choices = {c.query_type: c for c in choose([judged_by_chunk], TYPES, CURRENT, depth=10)}
+    assert choices["exact_term"].gains["toy/dev"] > 0  # chunk ids match chunk-level judgments
+    by_document = choose([_split()], TYPES, CURRENT, depth=10)
+    assert {c.query_type: c.gains for c in by_document} == {c.query_type: c.gains for c in choices.values()}

@@ -72,12 +72,9 @@ def test_packaged_weights_per_type_sum_to_one_and_exact_terms_lean_lexical() -> 
     settings = load_settings(environ={})
     assert settings.fusion.weights_by_query_type_enabled
     by_type = settings.fusion.weights_by_query_type
-    weights = {str(t): getattr(by_type, str(t)).model_dump() for t in QueryType}
-    assert weights == {
-        "exact_term": {"bm25": 0.5, "splade": 0.1, "dense": 0.4},
-        "paraphrase": settings.fusion.weights.model_dump(),
-        "complex": settings.fusion.weights.model_dump(),
-    }
-    assert all(sum(w.values()) == pytest.approx(1.0) for w in weights.values())
+    assert by_type.exact_term is not None
+    assert by_type.exact_term.model_dump() == {"bm25": 0.5, "splade": 0.1, "dense": 0.4}
+    assert sum(by_type.exact_term.model_dump().values()) == pytest.approx(1.0)
+    assert by_type.paraphrase is None and by_type.complex is None  # the global fusion.weights
     assert by_type == Settings().fusion.weights_by_query_type  # the model's defaults agree with the file
     assert str(QueryType.EXACT_TERM) == "exact_term"

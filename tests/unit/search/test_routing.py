@@ -6,14 +6,18 @@ import pytest
 
 from control_plane.config.settings import SectionRoutingSettings
 from control_plane.search.intents import Boost
+from control_plane.search.results import ChunkResult
 from control_plane.search.routing import (
     Candidate,
+    route_chunks,
     route_factor,
     routed_order,
     routed_scores,
     topical_documents,
     topicality,
 )
+from control_plane.search.sections import SECTIONS_PER_DOCUMENT, section_query
+from control_plane.search.spec import Filters
 
 ELIGIBILITY = Boost("intent_hint", ("eligibility",), 2.7, "eligibility 3.0 x 0.90", "eligibility")
 TABLES = Boost("is_table", (True,), 2.2, "table routing", "tabular")
@@ -66,17 +70,27 @@ def test_an_off_topic_section_is_never_lifted_above_the_topical_record() -> None
 def test_fetched_sections_enter_at_zero_and_rise_only_by_their_route() -> None:
     fetched = [
         Candidate("A:7", "A", 0.0, "eligibility", False),
-        Candidate("C:7", "C", 0.0, "eligibility", False),
+        Candidate("C:7", "C", 0.0, "eligibility", False),  # not a topical record: left out
+        Candidate("A:8", "A", 0.0, None, False),  # matches no boost: left out
+        Candidate("A:9", "A", 0.0, "eligibility", False, near_empty=True),  # a stub: left out
         Candidate("A:1", "A", 0.0, "eligibility", False),  # already fused: its fused score stands
     ]
     scores = routed_scores(FUSED, [ELIGIBILITY], PARAMS, fetched)
     assert scores["A:7"] == pytest.approx(0.85)  # 0 + 0.5 x 1.7 x 1.0
-    assert scores["C:7"] == 0.0  # not a topical record
+    assert "C:7" not in scores and "A:8" not in scores and "A:9" not in scores
     assert scores["A:1"] == pytest.approx(1.35)
+
+
+def test_topicality_is_judged_on_the_first_depth_chunks_but_every_fused_chunk_is_routed() -> None:
+    shallow = PARAMS.model_copy(update={"depth": 2})  # A:0 and B:0 decide: A 1.0, B 0.75
+    scores = routed_scores(FUSED, [ELIGIBILITY], shallow)
+    # B:1 sits past the depth and is still lifted: 0.1/0.8 + 0.5 x 1.7 x 0.75.
+    assert scores["B:1"] == pytest.approx(0.7625)
 
 
 def test_no_boost_or_no_positive_score_keeps_the_fused_order() -> None:
     scores = routed_scores(FUSED, [], PARAMS)
+    assert scores == {c.chunk_id: c.score for c in FUSED}  # raw scores, not rescaled
     assert routed_order(scores, [c.chunk_id for c in FUSED]) == [c.chunk_id for c in FUSED]
     zero = [Candidate("a", "A", 0.0, "eligibility", False), Candidate("b", "B", 0.0, None, False)]
     assert routed_scores(zero, [ELIGIBILITY], PARAMS) == {"a": 0.0, "b": 0.0}
@@ -94,3 +108,40 @@ def test_routing_matches_only_intent_and_table_fields() -> None:
 def test_a_stub_section_is_never_routed_to() -> None:
     stub = Candidate("A:9", "A", 0.1, "ae", True, near_empty=True)
     assert route_factor(stub, [ELIGIBILITY, TABLES, Boost("intent_hint", ("ae",), 2.0, "r", "ae")]) == 1.0
+
+
+def _result(chunk_id: str, score: float, intent: str | None = None) -> ChunkResult:
+    return ChunkResult(
+        chunk_id=chunk_id, doc_id=chunk_id.split(":")[0], text="", score=score, intent_hint=intent
+    )
+
+
+def test_route_chunks_returns_one_list_in_score_order_without_duplicates() -> None:
+    fused = [
+        _result("A:0", 0.8),
+        _result("B:0", 0.6),
+        _result("A:1", 0.4, "eligibility"),
+        _result("C:0", 0.2),
+    ]
+    fetched = [_result("A:1", 0.0, "eligibility"), _result("A:5", 0.0, "eligibility")]
+    routed = route_chunks(fused, [ELIGIBILITY], PARAMS, fetched)
+    assert [c.chunk_id for c in routed] == ["A:1", "A:0", "A:5", "B:0", "C:0"]
+    scores = [c.score for c in routed]
+    assert scores == sorted(scores, reverse=True)  # pages and document aggregation follow the scores
+    assert routed[0].score == pytest.approx(1.35) and routed[2].score == pytest.approx(0.85)
+
+
+def test_section_query_fetches_matching_non_stub_chunks_of_the_records_under_the_filters() -> None:
+    body = section_query("tenant-a", Filters(source=["ctgov"]), ["A", "B"], [ELIGIBILITY, TABLES])
+    query = body["query"]["bool"]
+    assert query["filter"] == [
+        {"term": {"tenant_id": "tenant-a"}},
+        {"terms": {"source": ["ctgov"]}},
+        {"terms": {"doc_id": ["A", "B"]}},
+    ]
+    assert query["should"] == [{"term": {"intent_hint": "eligibility"}}, {"term": {"is_table": True}}]
+    assert query["minimum_should_match"] == 1
+    assert query["must_not"] == [{"term": {"near_empty": True}}]
+    assert body["size"] == 2 * SECTIONS_PER_DOCUMENT
+    with pytest.raises(ValueError, match="needs documents and boosts"):
+        section_query("t", Filters(), [], [ELIGIBILITY])

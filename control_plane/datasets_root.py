@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from control_plane.locations import REPOSITORY_ROOT
+
 DATASETS_DIR_ENV_VAR = "BIOHYBRID_DATASETS_DIR"
-_REPO_ROOT = Path(__file__).resolve().parent.parent
+_REPO_ROOT = REPOSITORY_ROOT
 
 
 def datasets_root() -> Path:

@@ -31,13 +31,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import platform
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +53,7 @@ from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.evaluation.stratify import sample_key
 from control_plane.evaluation.testsets import Query, load_test_set
+from control_plane.formulas.percentile import PERCENTILE_METHODS, percentile
 from control_plane.query.components import COMPONENT_ORDER, text_hybrid_query
 from control_plane.search.request import EXCLUDED_SOURCE
 from control_plane.search.spec import DEFAULT_CANDIDATE_DEPTH, SearchSpec
@@ -70,40 +70,6 @@ START_HINT = (
     "(the node: `make node-up`)"
 )
 T = TypeVar("T")
-
-
-# -- percentiles: one small pure function per method, dispatched by name ------------------------------
-
-
-def nearest_rank(ordered: Sequence[float], p: float) -> float:
-    """The smallest observed value with at least p% of the values at or below it (an actual latency)."""
-    rank = max(1, math.ceil(p * len(ordered) / 100 - 1e-9))
-    return ordered[rank - 1]
-
-
-def linear(ordered: Sequence[float], p: float) -> float:
-    """Linear interpolation between the two closest ranks at (n - 1) * p / 100 (numpy's default)."""
-    position = (len(ordered) - 1) * p / 100
-    lower = math.floor(position)
-    upper = min(lower + 1, len(ordered) - 1)
-    return ordered[lower] + (position - lower) * (ordered[upper] - ordered[lower])
-
-
-PERCENTILE_METHODS: dict[str, Callable[[Sequence[float], float], float]] = {
-    "nearest-rank": nearest_rank,
-    "linear": linear,
-}
-
-
-def percentile(values: Iterable[float], p: float, method: str = "nearest-rank") -> float:
-    ordered = sorted(values)
-    if not ordered:
-        raise ValueError("percentile of no values")
-    if not 0 <= p <= 100:
-        raise ValueError(f"percentile p must be within [0, 100], got {p}")
-    if method not in PERCENTILE_METHODS:
-        raise ValueError(f"unknown percentile method {method!r}; known: {', '.join(PERCENTILE_METHODS)}")
-    return PERCENTILE_METHODS[method](ordered, p)
 
 
 # -- pure pieces: queries, request bodies, summaries, bars ---------------------------------------------

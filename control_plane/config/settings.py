@@ -15,8 +15,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-DEFAULTS_FILE = Path(__file__).with_name("defaults.yaml")
-LOCAL_FILE = Path(__file__).with_name("local.yaml")
+from control_plane.locations import CONFIG_DIR
+
+DEFAULTS_FILE = CONFIG_DIR / "defaults.yaml"
+LOCAL_FILE = CONFIG_DIR / "local.yaml"
 ENV_CONFIG_FILE = "BIOHYBRID_CONFIG"
 ENV_PREFIX = "BIOHYBRID__"
 COMPONENTS: tuple[str, ...] = ("bm25", "splade", "dense")

@@ -21,7 +21,6 @@ it); fused lists order them by chunk id, which a document run never sees (fused 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +30,8 @@ import numpy.typing as npt
 
 from control_plane.evaluation.metrics import Run, rank_documents
 from control_plane.evaluation.snapshot import FieldStatistics, IndexSnapshot, TermMatrix
+from control_plane.formulas.bm25 import bm25_idf
+from control_plane.fusion.minmax import weighted_min_max
 from control_plane.fusion.rrf import rrf_scores
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
 
@@ -38,7 +39,6 @@ ChunkScores = dict[str, float]
 """Chunk id -> score, best first (insertion order is the ranking)."""
 
 FloatArray = npt.NDArray[np.float32]
-MIN_MAX_FLOOR = 0.001  # neural-search's MIN_SCORE: what a sub-query's lowest score normalises to
 _FREE_VALUES = 24  # SmallFloat: 255 - longToInt4(Integer.MAX_VALUE); shorter lengths are stored exactly
 _FEATURE_DROPPED_BITS = 15  # FeatureField: term frequency = floatToIntBits(value) >>> 15
 
@@ -96,11 +96,6 @@ def knn_score(inner_product: npt.ArrayLike) -> npt.NDArray[np.float64]:
 # -- BM25 -------------------------------------------------------------------------------------------
 
 
-def bm25_idf(doc_count: int, doc_freq: int) -> float:
-    """Lucene's idf, a float32: ln(1 + (N - n + 0.5) / (n + 0.5))."""
-    return float(np.float32(math.log(1 + (doc_count - doc_freq + 0.5) / (doc_freq + 0.5))))
-
-
 def bm25_term_scores(
     weight: float, freqs: npt.ArrayLike, lengths: npt.ArrayLike, avgdl: float, k1: float, b: float
 ) -> FloatArray:
@@ -116,35 +111,6 @@ def bm25_term_scores(
 
 
 # -- fusion -----------------------------------------------------------------------------------------
-
-
-def min_max_normalise(scores: Mapping[str, float]) -> dict[str, float]:
-    """neural-search min_max over one sub-query's candidate list: (s - min) / (max - min); the minimum
-    becomes 0.001 rather than 0, and a list whose scores are all equal becomes 1.0."""
-    if not scores:
-        return {}
-    low, high = min(scores.values()), max(scores.values())
-    if high == low:
-        return dict.fromkeys(scores, 1.0)
-    normalised = {doc: (score - low) / (high - low) for doc, score in scores.items()}
-    return {doc: MIN_MAX_FLOOR if value == 0.0 else value for doc, value in normalised.items()}
-
-
-def weighted_min_max(lists: Sequence[Mapping[str, float]], weights: Sequence[float]) -> dict[str, float]:
-    """Σ_i w_i · minmax_i(d) / Σ_i w_i over every sub-query: a document missing from list i gets 0 from
-    it, and w_i stays in the denominator (neural-search initialises missing scores to 0.0 ≥ 0)."""
-    if len(lists) != len(weights):
-        raise ValueError(
-            f"{len(weights)} weights for {len(lists)} sub-queries: give one weight per sub-query"
-        )
-    total = math.fsum(weights)
-    if total <= 0:
-        raise ValueError(f"fusion weights must have a positive sum, got {list(weights)}")
-    fused: dict[str, float] = {}
-    for scores, weight in zip(lists, weights, strict=True):
-        for doc, value in min_max_normalise(scores).items():
-            fused[doc] = fused.get(doc, 0.0) + weight * value
-    return {doc: value / total for doc, value in fused.items()}
 
 
 @dataclass(frozen=True)
@@ -277,7 +243,10 @@ class ExactIndex:
                 if posting is None:
                     continue
                 chunks, freqs = posting
-                idf = bm25_idf(stats.doc_count, stats.doc_freq.get(term, len(chunks)))
+                doc_freq = stats.doc_freq.get(term, len(chunks))
+                idf = float(
+                    np.float32(bm25_idf(doc_count=stats.doc_count, doc_freq=doc_freq))
+                )  # Lucene's float32
                 weight = float(np.float32(boost) * np.float32(idf))
                 total[chunks] += bm25_term_scores(
                     weight, freqs, index.lengths[chunks], stats.avgdl, stats.k1, stats.b

@@ -32,6 +32,7 @@ from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.metrics import Run, per_query, rank_documents
 from control_plane.evaluation.query_sets import EvaluationSet
 from control_plane.evaluation.significance import PairedTest, paired_test_by_query
+from control_plane.formulas.percentile import percentile
 from control_plane.query.components import COMPONENT_ORDER
 
 SHARE_CUTOFF = 10
@@ -113,15 +114,6 @@ class SuiteResult:
 
 def mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0
-
-
-def percentile(values: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile (the smallest value with at least ``fraction`` of values <= it)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
 
 
 def means_by_query_type(
@@ -246,8 +238,8 @@ def run_configuration(
         exclusive_share=exclusive,
         latency_ms={
             "mean": mean(latencies),
-            "p50": percentile(latencies, 0.50),
-            "p95": percentile(latencies, 0.95),
+            "p50": percentile(latencies, 50) if latencies else 0.0,
+            "p95": percentile(latencies, 95) if latencies else 0.0,
         },
         degraded_queries=degraded,
     )

@@ -23,8 +23,9 @@ from control_plane.config.settings import (
 )
 from control_plane.evaluation.configurations import EvalConfiguration, resolve_configurations
 from control_plane.evaluation.metrics import metric_by_name
+from control_plane.locations import CONFIG_DIR
 
-EVALUATION_FILE = Path(__file__).resolve().parents[1] / "config" / "evaluation.yaml"
+EVALUATION_FILE = CONFIG_DIR / "evaluation.yaml"
 ENV_EVALUATION_FILE = "BIOHYBRID_EVAL_CONFIG"
 ENV_EVALUATION_PREFIX = "BIOHYBRID_EVAL__"
 MAX_DEPTH = 200  # SearchSpec.size's upper bound

@@ -23,9 +23,10 @@ import numpy as np
 import numpy.typing as npt
 from opensearchpy import OpenSearch
 
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.query.components import BM25_FIELD_BOOSTS, DENSE_FIELD, SPARSE_FIELD
 
-CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "exact"
+CACHE_DIR = REPOSITORY_ROOT / ".cache" / "exact"
 BM25_FIELDS: tuple[str, ...] = tuple(BM25_FIELD_BOOSTS)
 SCROLL_BATCH = 500
 TERMVECTOR_BATCH = 100

@@ -16,10 +16,10 @@ from typing import Protocol
 
 from tokenizers import Tokenizer
 
+from control_plane.locations import REPOSITORY_ROOT
+
 TOKENIZER_JSON_ENV_VAR = "BIOHYBRID_TOKENIZER_JSON"
-_COMMITTED_MINILM_TOKENIZER = (
-    Path(__file__).resolve().parents[2] / "model_artifacts" / "onnx" / "minilm" / "tokenizer.json"
-)
+_COMMITTED_MINILM_TOKENIZER = REPOSITORY_ROOT / "model_artifacts" / "onnx" / "minilm" / "tokenizer.json"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from opensearchpy import OpenSearch, helpers
 from tokenizers import Tokenizer
 
+from control_plane.formulas.bm25 import bm25_idf
 from control_plane.mlcommons.registry import ModelsNotReadyError, deploy_model, find_model, remove_model
 
 log = logging.getLogger(__name__)
@@ -28,17 +29,12 @@ UPLOAD_CHUNK_BYTES = 10_000_000
 SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]"})
 
 
-def bm25_idf(document_frequency: int, n_documents: int) -> float:
-    """Lucene's BM25 IDF, log(1 + (N - df + 0.5) / (df + 0.5)): positive for every df <= N."""
-    return math.log(1.0 + (n_documents - document_frequency + 0.5) / (document_frequency + 0.5))
-
-
 def idf_table(
     document_frequencies: Mapping[str, int], n_documents: int, vocabulary: Iterable[str]
 ) -> dict[str, float]:
     """IDF for every vocabulary token (unseen tokens get the highest IDF, df = 0), rounded to 6 places."""
     return {
-        token: round(bm25_idf(document_frequencies.get(token, 0), n_documents), 6)
+        token: round(bm25_idf(doc_count=n_documents, doc_freq=document_frequencies.get(token, 0)), 6)
         for token in vocabulary
         if token not in SPECIAL_TOKENS
     }

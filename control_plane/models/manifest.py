@@ -14,8 +14,10 @@ from typing import Any, Literal, cast
 
 import yaml
 
+from control_plane.locations import REPOSITORY_ROOT
+
 MANIFEST_ENV_VAR = "BIOHYBRID_MODEL_MANIFEST"
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+_REPO_ROOT = REPOSITORY_ROOT
 DEFAULT_MANIFEST = _REPO_ROOT / "model_artifacts" / "manifest.yaml"
 
 Role = Literal["dense", "sparse", "rerank"]

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from control_plane.config.settings import Settings
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.resources.render import flatten, render
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = REPOSITORY_ROOT
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
 ENCODER_ROLES = ("dense", "sparse")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from control_plane.config.settings import Settings
+from control_plane.locations import CONFIG_DIR
 from control_plane.search.intents import (
     Boost,
     IntentConfig,
@@ -20,7 +21,6 @@ from control_plane.search.intents import (
 )
 from control_plane.search.spec import SearchSpec
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 TABULAR = "tabular"
 
 

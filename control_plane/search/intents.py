@@ -29,9 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from control_plane.config.settings import describe_errors
 from control_plane.ingestion.intents import IntentHint
+from control_plane.locations import CONFIG_DIR
 from control_plane.search.highlights import Atom, atoms, find_sequence
 
-DEFAULT_INTENTS_FILE: Final = Path(__file__).resolve().parents[1] / "config" / "intents.yaml"
+DEFAULT_INTENTS_FILE: Final = CONFIG_DIR / "intents.yaml"
 TABULAR_INTENT: Final = "tabular"
 INTENT_FIELD: Final = "intent_hint"
 TABLE_FIELD: Final = "is_table"

@@ -8,7 +8,6 @@ plausible confusers above random passages, not to match the production analyser.
 
 from __future__ import annotations
 
-import math
 import re
 from array import array
 from collections import Counter
@@ -16,6 +15,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from control_plane.formulas.bm25 import bm25_idf
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _STOPWORD_TEXT = (
@@ -52,7 +53,7 @@ class Bm25:
 
     def idf(self, term: str) -> float:
         df = len(self._docs.get(term, ()))
-        return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+        return bm25_idf(doc_count=self.size, doc_freq=df)
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
         """The BM25 score of every text for ``query`` (0 where no term matches)."""

@@ -12,20 +12,18 @@ from control_plane.evaluation.exact import (
     EncodedQuery,
     ExactIndex,
     FusionParameters,
-    bm25_idf,
     bm25_term_scores,
     byte4_to_int,
     fuse,
     index_feature_values,
     int_to_byte4,
     knn_score,
-    min_max_normalise,
     norm_length,
     runs_from_components,
     to_documents,
-    weighted_min_max,
 )
 from control_plane.evaluation.snapshot import FieldStatistics, IndexSnapshot, TermMatrix
+from control_plane.formulas.bm25 import bm25_idf
 
 WEIGHTS = FusionParameters(weights={"bm25": 0.30, "splade": 0.35, "dense": 0.35}, rank_constant=60)
 
@@ -56,7 +54,7 @@ def test_norm_byte_round_trip_and_range() -> None:
 def test_bm25_matches_opensearch_explain() -> None:
     # explain of "vitamin" in MED-4574:chunk:0's text: n=306, N=6794 -> idf 3.0987246; freq 7,
     # dl 112 (approximate), avgdl 88.59685, k1 1.2, b 0.75 -> tf 0.82960624; score 2.5707211.
-    idf = bm25_idf(6794, 306)
+    idf = bm25_idf(doc_count=6794, doc_freq=306)
     assert idf == pytest.approx(3.0987246, abs=1e-6)
     score = bm25_term_scores(idf, [7.0], [112], 88.59685, 1.2, 0.75)
     assert score[0] == pytest.approx(2.5707211, abs=1e-6)
@@ -77,16 +75,6 @@ def test_knn_score_is_opensearch_innerproduct_scale() -> None:
 # -- fusion -----------------------------------------------------------------------------------------
 
 
-def test_min_max_maps_the_minimum_to_a_thousandth() -> None:
-    assert min_max_normalise({"a": 4.0, "b": 3.0, "c": 2.0}) == {"a": 1.0, "b": 0.5, "c": 0.001}
-
-
-def test_min_max_of_equal_scores_is_one() -> None:
-    assert min_max_normalise({"a": 2.0, "b": 2.0}) == {"a": 1.0, "b": 1.0}
-    assert min_max_normalise({"a": 7.0}) == {"a": 1.0}
-    assert min_max_normalise({}) == {}
-
-
 LISTS = {
     "bm25": {"d1": 4.0, "d2": 3.0, "d3": 2.0},
     "splade": {"d2": 3.0, "d1": 2.0, "d4": 1.0},
@@ -101,13 +89,6 @@ def test_weighted_min_max_by_hand() -> None:
     fused = fuse("weighted", LISTS, WEIGHTS)
     assert list(fused) == ["d1", "d2", "d4", "d3"]
     assert fused == pytest.approx({"d1": 0.825, "d2": 0.50035, "d4": 0.17535, "d3": 0.0003})
-
-
-def test_weighted_min_max_divides_by_the_weight_sum() -> None:
-    fused = weighted_min_max([{"a": 2.0, "b": 1.0}, {"b": 5.0}], [1.0, 1.0])
-    assert fused == pytest.approx({"a": 0.5, "b": (0.001 + 1.0) / 2})
-    with pytest.raises(ValueError, match="one weight per sub-query"):
-        weighted_min_max([{"a": 1.0}], [0.5, 0.5])
 
 
 def test_rrf_by_hand() -> None:

@@ -15,7 +15,6 @@ from control_plane.evaluation.runner import (
     Retrieval,
     RetrievedDocument,
     component_shares,
-    percentile,
     run_suite,
     strictly_decreasing,
     top_overlap,
@@ -140,8 +139,6 @@ def test_scores_become_strictly_decreasing_in_the_given_order() -> None:
 def test_pure_helpers() -> None:
     assert top_overlap({"q": {"a": 3, "b": 2, "c": 1}}, {"q": {"c": 1, "x": 2}}, k=2) == 0.0
     assert top_overlap({"q": {"a": 3, "b": 2, "c": 1}}, {"q": {"c": 1, "x": 2}}, k=3) == pytest.approx(1 / 3)
-    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
-    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.95) == 5.0
     assert component_shares([], ["bm25"]) == ({"bm25": 0.0}, {"bm25": 0.0})
 
 

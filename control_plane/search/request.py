@@ -21,6 +21,9 @@ from control_plane.query.components import (
     DENSE_FIELD,
     SPARSE_FIELD,
     bm25_clause,
+    dense_vector_clause,
+    sparse_text_clause,
+    sparse_tokens_clause,
 )
 from control_plane.resources.catalog import REPO_ROOT, render_params, with_rerank, with_score_explanation
 from control_plane.resources.render import render
@@ -104,27 +107,29 @@ def component_clauses(
             clause = bm25_clause(text)
             clause["multi_match"]["_name"] = "bm25"
         elif name == "splade":
-            clause = {"neural_sparse": {SPARSE_FIELD: _sparse_body(text, encodings)}}
+            clause = _sparse_clause(text, encodings)
+            clause["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
         elif name == "dense":
             if encodings.dense_vector is None:
                 raise ValueError("the dense component needs a query vector")
-            knn: dict[str, Any] = {"vector": list(encodings.dense_vector), "k": depth}
-            if ef_search is not None:
-                knn["method_parameters"] = {"ef_search": max(ef_search, depth)}
+            ef = max(ef_search, depth) if ef_search is not None else None
+            knn = dense_vector_clause(encodings.dense_vector, depth, ef_search=ef)
             if knn_filter is not None:
-                knn["filter"] = knn_filter
-            clause = {"bool": {"must": [{"knn": {DENSE_FIELD: knn}}], "_name": "dense"}}
+                knn["knn"][DENSE_FIELD]["filter"] = knn_filter
+            clause = {"bool": {"must": [knn], "_name": "dense"}}
         else:
             raise ValueError(f"unknown component {name!r}; expected one of {COMPONENT_ORDER}")
         clauses[name] = clause
     return clauses
 
 
-def _sparse_body(text: str, encodings: QueryEncodings) -> dict[str, Any]:
+def _sparse_clause(text: str, encodings: QueryEncodings) -> dict[str, Any]:
+    """Pre-encoded term weights, else the text for a doc-only tokenizer model (the clause builders of
+    control_plane/query/components.py, shared with the direct-query path)."""
     if encodings.sparse_tokens is not None:
-        return {"query_tokens": dict(encodings.sparse_tokens), "_name": "splade"}
+        return sparse_tokens_clause(encodings.sparse_tokens)
     if encodings.sparse_model_id is not None:
-        return {"query_text": text, "model_id": encodings.sparse_model_id, "_name": "splade"}
+        return sparse_text_clause(text, encodings.sparse_model_id)
     raise ValueError("the splade component needs query tokens or a doc-only tokenizer model id")
 
 

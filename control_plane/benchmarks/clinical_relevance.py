@@ -41,9 +41,9 @@ from control_plane.opensearch.client import make_client
 from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
 from control_plane.search.intent_quality import LabelledQuery, measure_detection
 from control_plane.search.intents import TABLE_FIELD, Boost
-from control_plane.search.results import ChunkResult, chunk_result
-from control_plane.search.routing import Candidate, route_chunks, topical_documents
-from control_plane.search.sections import section_query
+from control_plane.search.results import ChunkResult
+from control_plane.search.routing import route_chunks, topical_records
+from control_plane.search.sections import fetch_sections
 from control_plane.search.service import SearchService
 from control_plane.search.spec import Filters, FusionMethod, SearchSpec
 
@@ -103,7 +103,7 @@ def score_rankings(qrels: Mapping[str, Judgments], rankings: Mapping[str, Sequen
 
 def route(item: Captured, boosts: Sequence[Boost], params: SectionRoutingSettings) -> list[str]:
     """The routed chunk ids for one captured query: the function /v1/search routes with."""
-    topical = topical_documents([Candidate.of(c) for c in item.fused[: params.depth]], params)
+    topical = set(topical_records(item.fused, params))
     fetched = [c for c in item.sections if c.doc_id in topical] if params.fetch_sections else []
     return [c.chunk_id for c in route_chunks(item.fused, boosts, params, fetched)]
 
@@ -134,11 +134,10 @@ def capture(
         sections: list[ChunkResult] = []
         if boosts:
             wide = SectionRoutingSettings(min_topicality=0.0, max_documents=FETCH_DOCUMENTS)
-            documents = list(topical_documents([Candidate.of(c) for c in fused], wide))
-            if documents:
-                body = section_query(tenant, intents.spec.filters, documents, boosts)
-                hits = service.client.search(index=index, body=body, params={"request_timeout": 30})
-                sections = [chunk_result({**h, "_score": 0.0}, False, ()) for h in hits["hits"]["hits"]]
+            documents = topical_records(fused, wide)
+            sections = fetch_sections(
+                service.client, index, tenant, intents.spec.filters, documents, boosts, 30
+            )
         trials_only = None
         if any(b.intent == ELIGIBILITY for b in boosts):
             narrowed = spec.model_copy(update={"filters": Filters(source=list(TRIAL_SOURCES))})

@@ -82,6 +82,12 @@ def topical_documents(candidates: Sequence[Candidate], params: SectionRoutingSet
     return dict(kept[: params.max_documents])
 
 
+def topical_records(chunks: Sequence[ChunkResult], params: SectionRoutingSettings) -> list[str]:
+    """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks),
+    most topical first: whose routed sections are fetched."""
+    return list(topical_documents([Candidate.of(c) for c in chunks[: params.depth]], params))
+
+
 def routed_scores(
     candidates: Sequence[Candidate],
     boosts: Sequence[Boost],

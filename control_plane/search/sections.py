@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from opensearchpy import OpenSearch
+
 from control_plane.search.intents import Boost, boost_filter
 from control_plane.search.request import EXCLUDED_SOURCE, filter_clauses
+from control_plane.search.results import ChunkResult, chunk_result
 from control_plane.search.spec import Filters
 
 # Routed chunks fetched per record: a trial's eligibility, arms or outcome tables fit many times over.
@@ -34,3 +37,21 @@ def section_query(
         },
         "sort": [{"doc_id": "asc"}, {"chunk_id": "asc"}],
     }
+
+
+def fetch_sections(
+    client: OpenSearch,
+    index: str,
+    tenant_id: str,
+    filters: Filters,
+    doc_ids: Sequence[str],
+    boosts: Sequence[Boost],
+    timeout_s: float,
+) -> list[ChunkResult]:
+    """The routed sections of these records as results with score 0 (no component scored them);
+    [] for no record."""
+    if not doc_ids:
+        return []
+    body = section_query(tenant_id, filters, doc_ids, boosts)
+    answer = client.search(index=index, body=body, params={"request_timeout": timeout_s})
+    return [chunk_result({**hit, "_score": 0.0}, False, ()) for hit in answer["hits"]["hits"]]

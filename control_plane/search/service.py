@@ -39,8 +39,8 @@ from control_plane.search.results import (
     Timings,
     chunk_result,
 )
-from control_plane.search.routing import Candidate, route_chunks, topical_documents
-from control_plane.search.sections import section_query
+from control_plane.search.routing import route_chunks, topical_records
+from control_plane.search.sections import fetch_sections
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
@@ -285,9 +285,8 @@ class SearchService:
         params = self.settings.search.section_routing
         fetched: list[ChunkResult] = []
         if params.fetch_sections:
-            topical = topical_documents([Candidate.of(c) for c in chunks[: params.depth]], params)
             try:
-                fetched = self._sections(plan, list(topical))
+                fetched = self._sections(plan, topical_records(chunks, params))
             except (ConnectionTimeout, TransportError) as exc:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})
                 plan.component_errors.append("section_fetch_failed")
@@ -295,21 +294,19 @@ class SearchService:
 
     def _sections(self, plan: SearchPlan, doc_ids: Sequence[str]) -> list[ChunkResult]:
         """The routed sections (boost filters) of these documents, under the request's filters."""
-        if not doc_ids:
-            return []
-        body = section_query(plan.tenant_id, plan.intents.spec.filters, doc_ids, plan.intents.boosts)
         started = time.perf_counter()
         try:
-            answer = self.client.search(
-                index=plan.index,
-                body=body,
-                params={"request_timeout": self.settings.search.opensearch_timeout_ms / 1000},
+            return fetch_sections(
+                self.client,
+                plan.index,
+                plan.tenant_id,
+                plan.intents.spec.filters,
+                doc_ids,
+                plan.intents.boosts,
+                self.settings.search.opensearch_timeout_ms / 1000,
             )
         finally:
             plan.opensearch_round_trip_ms += round((time.perf_counter() - started) * 1000, 2)
-        return [
-            chunk_result({**hit, "_score": 0.0}, False, plan.components) for hit in answer["hits"]["hits"]
-        ]
 
     def _send(self, plan: SearchPlan, timeout_s: float) -> dict[str, Any]:
         request = plan.request

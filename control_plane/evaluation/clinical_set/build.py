@@ -19,7 +19,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -44,7 +44,6 @@ MEDLINE_JUDGED: Final = 40
 MEDLINE_DISTRACTORS: Final = 160
 MEDLINE_SUBSET: Final = "medline-subset.xml.gz"
 SINGLE_INTENTS_PER_RECORD: Final = {"ctgov": 2, "pmc": 3, "medline": 2}
-FORMS: Final = ("exact", "paraphrase", "complex")
 _TOPIC_TAIL = re.compile(r"\s*\b(in|of|for|to|by)?\s*\{topic\}$")
 
 
@@ -266,7 +265,3 @@ def _summary(
         "queries_by_intent": count("intent"),
         "queries_by_form": count("form"),
     }
-
-
-def to_json(query: ClinicalQuery) -> dict[str, object]:
-    return asdict(query)

@@ -17,22 +17,22 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import ValidationError
-from werkzeug.exceptions import HTTPException
 
 from control_plane.api.admin import register_admin_routes
-from control_plane.api.auth import AuthError, Principal, Role, authenticate
+from control_plane.api.auth import Principal, Role, authenticate
+from control_plane.api.errors import register_error_handlers
 from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
-from control_plane.api.responses import error_response, json_response
+from control_plane.api.responses import json_response
 from control_plane.config.settings import Settings
+from control_plane.errors import BadRequestError
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.schedule import start_evaluation_schedule
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
 from control_plane.opensearch.client import make_client
 from control_plane.search.results import ChunkResult, SearchResponse
-from control_plane.search.service import SearchService, SearchUnavailableError, boost_info
+from control_plane.search.service import SearchService, boost_info
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
@@ -144,43 +144,7 @@ def create_app(
 
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
 
-    @app.errorhandler(AuthError)
-    def autherror_response(exc: AuthError) -> Response:
-        return error_response(exc.status, str(exc))
-
-    @app.errorhandler(ValidationError)
-    def invalid(exc: ValidationError) -> Response:
-        problems = [
-            {"field": ".".join(str(p) for p in err["loc"]) or "(body)", "problem": err["msg"]}
-            for err in exc.errors()
-        ]
-        return error_response(
-            400,
-            "invalid request: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
-            details=problems,
-        )
-
-    @app.errorhandler(ValueError)
-    def bad_value(exc: ValueError) -> Response:
-        return error_response(400, str(exc))
-
-    @app.errorhandler(SearchUnavailableError)
-    def unavailable(exc: SearchUnavailableError) -> Response:
-        return error_response(503, str(exc), details=exc.reasons)
-
-    @app.errorhandler(OpenSearchConnectionError)
-    def no_cluster(exc: OpenSearchConnectionError) -> Response:
-        return error_response(503, f"cannot reach OpenSearch at {settings.opensearch.url}")
-
-    @app.errorhandler(TransportError)
-    def cluster_refused(exc: TransportError) -> Response:
-        log.warning("opensearch refused", extra={"error": str(exc)[:500]})
-        return error_response(502, f"OpenSearch refused the request: {str(exc)[:300]}")
-
-    @app.errorhandler(HTTPException)
-    def httperror_response(exc: HTTPException) -> Response:
-        return error_response(exc.code or 500, exc.description or exc.name)
-
+    register_error_handlers(app, settings.opensearch.url)
     return app
 
 
@@ -207,8 +171,8 @@ def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
 
 def _body() -> Any:
     if not request.is_json:
-        raise ValueError("send the body as JSON with 'Content-Type: application/json'")
+        raise BadRequestError("send the body as JSON with 'Content-Type: application/json'")
     try:
         return json.loads(request.get_data())
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the body is not valid JSON: {exc}") from None
+        raise BadRequestError(f"the body is not valid JSON: {exc}") from None

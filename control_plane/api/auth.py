@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from control_plane.config.settings import ApiKey
+from control_plane.errors import ClientError
 
 Role = Literal["search", "admin"]
 # What each role may do: admin includes search.
@@ -19,10 +20,11 @@ ROLE_GRANTS: Mapping[str, frozenset[str]] = {
 }
 
 
-class AuthError(Exception):
+class AuthError(ClientError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+        self.http_status = status
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from control_plane.errors import BadRequestError
 from control_plane.search.spec import SearchSpec
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -20,11 +21,11 @@ _PASS_THROUGH = ("fusion_method", "granularity")
 def spec_from_body(body: Any) -> SearchSpec:
     """POST /v1/search: a SearchSpec as JSON; ``k`` is accepted for ``size``."""
     if not isinstance(body, Mapping):
-        raise ValueError("the body must be a JSON object with at least 'query'")
+        raise BadRequestError("the body must be a JSON object with at least 'query'")
     data = dict(body)
     if "k" in data:
         if "size" in data:
-            raise ValueError("give either 'k' or 'size', not both (they are the same: results per page)")
+            raise BadRequestError("give either 'k' or 'size', not both (they are the same: results per page)")
         data["size"] = data.pop("k")
     return SearchSpec.model_validate(data)
 
@@ -46,9 +47,9 @@ def spec_from_query(args: Mapping[str, str]) -> SearchSpec:
     }
     unknown = sorted(set(args) - known)
     if unknown:
-        raise ValueError(f"unknown query parameter(s) {unknown}; known: {sorted(known)}")
+        raise BadRequestError(f"unknown query parameter(s) {unknown}; known: {sorted(known)}")
     if not args.get("q"):
-        raise ValueError("the query parameter 'q' (the query text) is required")
+        raise BadRequestError("the query parameter 'q' (the query text) is required")
     data: dict[str, Any] = {"query": args["q"]}
     if "k" in args:
         data["size"] = _int("k", args["k"])
@@ -77,11 +78,11 @@ def spec_from_query(args: Mapping[str, str]) -> SearchSpec:
 def retrieve_spec(body: Any) -> SearchSpec:
     """POST /retrieve {query, intent, filters, topK, rerank_enabled}."""
     if not isinstance(body, Mapping):
-        raise ValueError("the body must be a JSON object with at least 'query'")
+        raise BadRequestError("the body must be a JSON object with at least 'query'")
     allowed = {"query", "intent", "filters", "topK", "rerank_enabled"}
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise ValueError(f"unknown field(s) {unknown}; /retrieve takes {sorted(allowed)}")
+        raise BadRequestError(f"unknown field(s) {unknown}; /retrieve takes {sorted(allowed)}")
     data: dict[str, Any] = {"query": body.get("query")}
     if body.get("intent"):
         intent = body["intent"]
@@ -99,7 +100,7 @@ def _int(name: str, raw: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ValueError(f"query parameter {name!r} must be an integer, got {raw!r}") from None
+        raise BadRequestError(f"query parameter {name!r} must be an integer, got {raw!r}") from None
 
 
 def _bool(name: str, raw: str) -> bool:
@@ -107,7 +108,7 @@ def _bool(name: str, raw: str) -> bool:
         return True
     if raw.lower() in _FALSE:
         return False
-    raise ValueError(f"query parameter {name!r} must be true or false, got {raw!r}")
+    raise BadRequestError(f"query parameter {name!r} must be true or false, got {raw!r}")
 
 
 def _list(raw: str) -> list[str]:
@@ -119,9 +120,9 @@ def _weights(raw: str) -> dict[str, float]:
     for part in _list(raw):
         name, sep, value = part.partition(":")
         if not sep:
-            raise ValueError(f"weights must look like bm25:0.3,splade:0.35,dense:0.35; got {raw!r}")
+            raise BadRequestError(f"weights must look like bm25:0.3,splade:0.35,dense:0.35; got {raw!r}")
         try:
             weights[name.strip()] = float(value)
         except ValueError:
-            raise ValueError(f"weight for {name!r} is not a number: {value!r}") from None
+            raise BadRequestError(f"weight for {name!r} is not a number: {value!r}") from None
     return weights

@@ -49,6 +49,7 @@ from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from control_plane.config.settings import ConfigError, load_settings
+from control_plane.errors import BiohybridError
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.evaluation.stratify import sample_key
@@ -221,7 +222,7 @@ def ratio(numerator: float | None, denominator: float | None) -> float | None:
 # -- timing requests -----------------------------------------------------------------------------------
 
 
-class StackDownError(RuntimeError):
+class StackDownError(BiohybridError, RuntimeError):
     """The API, OpenSearch or the inference service stopped answering."""
 
 
@@ -384,11 +385,11 @@ PATHS: dict[str, Callable[[Endpoints, EvalConfiguration, str, int], Sample | Non
 # -- setup: is the stack up, what does it search -------------------------------------------------------
 
 
-class SetupError(RuntimeError):
+class SetupError(BiohybridError, RuntimeError):
     """The stack is not ready for the benchmark; the message says what to do."""
 
 
-class UsageError(ValueError):
+class UsageError(BiohybridError, ValueError):
     """A bad argument (configuration name, test set id, count)."""
 
 

@@ -9,6 +9,7 @@ from enum import StrEnum
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings
+from control_plane.errors import BiohybridError
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.opensearch.resources_api import get_resource, put_resource
 from control_plane.resources.catalog import Resource, load_resources
@@ -32,7 +33,7 @@ class ApplyResult:
     action: Action
 
 
-class EngineUnavailableError(RuntimeError):
+class EngineUnavailableError(BiohybridError, RuntimeError):
     """The configured k-NN engine cannot work on this node."""
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from control_plane.errors import BiohybridError
 from control_plane.locations import CONFIG_DIR
 
 DEFAULTS_FILE = CONFIG_DIR / "defaults.yaml"
@@ -34,7 +35,7 @@ def check_weights_sum(weights: list[float]) -> None:
         )
 
 
-class ConfigError(ValueError):
+class ConfigError(BiohybridError, ValueError):
     """A configuration value is missing or invalid; the message names the key."""
 
 

@@ -11,6 +11,7 @@ from opensearchpy import OpenSearch
 from pydantic import BaseModel, ConfigDict, Field
 
 from control_plane.config.settings import Settings
+from control_plane.errors import BadRequestError
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.runner import ConfigurationResult, ProgressCallback, SuiteResult
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
@@ -186,11 +187,14 @@ def evaluate_job(
     evaluation_settings: EvaluationSettings | None = None,
 ) -> Callable[[], dict[str, Any]]:
     """For POST /v1/evaluate as a background job: validates the body and resolves the plan now (so a
-    bad request fails before the job starts: pydantic ValidationError or ValueError), and returns the
+    bad request fails before the job starts: pydantic ValidationError or BadRequestError), and returns the
     work, which gives the EvaluateResult as JSON."""
     request = EvaluateRequest.model_validate(body)
     chosen = evaluation_settings or load_evaluation_settings()
-    plan = _plan(request, chosen)
+    try:
+        plan = _plan(request, chosen)
+    except ValueError as exc:  # an unknown test set, configuration or metric named in the body
+        raise BadRequestError(str(exc)) from exc
     store = EvalRunStore(client, settings, chosen.store.index)
 
     def work() -> dict[str, Any]:

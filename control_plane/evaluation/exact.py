@@ -223,9 +223,11 @@ class ExactIndex:
         terms: Mapping[str, Sequence[str]],
         depth: int,
         boosts: Mapping[str, float] = BM25_FIELD_BOOSTS,
+        similarity: tuple[float, float] | None = None,
     ) -> ChunkScores:
         """``multi_match`` best_fields: per field the sum of its terms' BM25 scores (a repeated query
-        term counts again), then the maximum over the fields that match."""
+        term counts again), then the maximum over the fields that match. ``similarity`` (k1, b) replaces
+        the index's own, to score a setting the index was not built with (norms do not depend on it)."""
         n = len(self.chunk_ids)
         best = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=bool)
@@ -238,6 +240,7 @@ class ExactIndex:
             total = np.zeros(n, dtype=np.float64)
             hit = np.zeros(n, dtype=bool)
             stats = index.statistics
+            k1, b = similarity if similarity is not None else (stats.k1, stats.b)
             for term in terms.get(field, ()):
                 posting = index.postings.get(term)
                 if posting is None:
@@ -248,9 +251,7 @@ class ExactIndex:
                     np.float32(bm25_idf(doc_count=stats.doc_count, doc_freq=doc_freq))
                 )  # Lucene's float32
                 weight = float(np.float32(boost) * np.float32(idf))
-                total[chunks] += bm25_term_scores(
-                    weight, freqs, index.lengths[chunks], stats.avgdl, stats.k1, stats.b
-                )
+                total[chunks] += bm25_term_scores(weight, freqs, index.lengths[chunks], stats.avgdl, k1, b)
                 hit[chunks] = True
             field_scores = total.astype(np.float32)
             best = np.where(hit, np.maximum(best, field_scores), best)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
+from control_plane.errors import BiohybridError
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.metrics import Run, per_query, rank_documents
 from control_plane.evaluation.query_sets import EvaluationSet
@@ -63,7 +64,7 @@ ProgressCallback = Callable[[str, int, int], None]
 """(configuration name, queries done, queries in the set), called after every query."""
 
 
-class EvaluationError(RuntimeError):
+class EvaluationError(BiohybridError, RuntimeError):
     """A search failed during a run; the message names the configuration and the query."""
 
 

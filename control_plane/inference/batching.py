@@ -21,16 +21,18 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, cast
 
+from control_plane.errors import UnavailableError
+
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
 
 
-class OverloadedError(RuntimeError):
+class OverloadedError(UnavailableError, RuntimeError):
     """The model's queue is full."""
 
 
-class BatchTimeoutError(RuntimeError):
+class BatchTimeoutError(UnavailableError, RuntimeError):
     """The request waited longer than its timeout for its batch."""
 
 

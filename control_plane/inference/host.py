@@ -16,6 +16,7 @@ from typing import Literal, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from control_plane.errors import ClientError, UnavailableError
 from control_plane.inference.batching import MicroBatcher
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.metrics import ServiceMetrics
@@ -41,11 +42,11 @@ def _shed_chunk(spec: ModelSpec) -> int | None:
     return None if spec.batch_invariant else SHED_CHUNK
 
 
-class ModelUnavailableError(RuntimeError):
+class ModelUnavailableError(UnavailableError, RuntimeError):
     """The model is served here but not loaded (yet, or at all)."""
 
 
-class UnknownModelError(LookupError):
+class UnknownModelError(ClientError, LookupError):
     """The model is not served here."""
 
 

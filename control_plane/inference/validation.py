@@ -10,14 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from control_plane.errors import ClientError
+
 BAD_REQUEST = 400
 TOO_LARGE = 413
 
 
-class RequestError(ValueError):
+class RequestError(ClientError, ValueError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+        self.http_status = status
         self.message = message
 
 

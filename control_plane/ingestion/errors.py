@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
 from control_plane.ingestion.documents import Document
 
 
-class ParseError(Exception):
+class ParseError(BiohybridError):
     """A malformed file or record.
 
     Parsers *yield* these from their tolerant ``iter_*`` generators so one bad record does not stop a bulk

@@ -18,6 +18,7 @@ from opensearchpy import NotFoundError, OpenSearch
 from opensearchpy.exceptions import RequestError
 
 from control_plane.config.settings import Settings
+from control_plane.errors import UnavailableError
 from control_plane.resources.catalog import REPO_ROOT
 from control_plane.resources.render import render
 
@@ -38,7 +39,7 @@ _SETTING_BY_ROLE = {"dense": "dense", "dense_query": "dense", "sparse": "sparse"
 _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
 
 
-class ModelsNotReadyError(RuntimeError):
+class ModelsNotReadyError(UnavailableError, RuntimeError):
     """A model could not be registered or deployed; the message says which and why."""
 
 

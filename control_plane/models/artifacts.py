@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
 from control_plane.models.manifest import Manifest, ModelSpec
 
 MODEL_FILE = "model.onnx"
@@ -18,7 +19,7 @@ REQUIRED_FILES = (MODEL_FILE, TOKENIZER_FILE)
 _CHUNK = 1 << 20
 
 
-class ArtifactError(RuntimeError):
+class ArtifactError(BiohybridError, RuntimeError):
     """A model artifact is missing or differs from the manifest; the message says how to rebuild it."""
 
 

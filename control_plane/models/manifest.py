@@ -14,6 +14,7 @@ from typing import Any, Literal, cast
 
 import yaml
 
+from control_plane.errors import BiohybridError
 from control_plane.locations import REPOSITORY_ROOT
 
 MANIFEST_ENV_VAR = "BIOHYBRID_MODEL_MANIFEST"
@@ -24,7 +25,7 @@ Role = Literal["dense", "sparse", "rerank"]
 ROLES: tuple[str, ...] = ("dense", "sparse", "rerank")
 
 
-class ManifestError(ValueError):
+class ManifestError(BiohybridError, ValueError):
     """The manifest is missing, malformed, or does not name what was asked for."""
 
 

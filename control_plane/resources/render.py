@@ -11,10 +11,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from control_plane.errors import BiohybridError
+
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.]+)\s*\}\}")
 
 
-class RenderError(ValueError):
+class RenderError(BiohybridError, ValueError):
     """A placeholder has no parameter; the message names the placeholder and the file."""
 
 

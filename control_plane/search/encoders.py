@@ -13,8 +13,10 @@ from typing import Any
 
 import requests
 
+from control_plane.errors import BiohybridError
 
-class ComponentError(Exception):
+
+class ComponentError(BiohybridError):
     """A component could not be used for this query; ``reason`` is timeout, unavailable or error."""
 
     def __init__(self, component: str, reason: str, detail: str) -> None:

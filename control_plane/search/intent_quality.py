@@ -29,6 +29,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from control_plane.config.settings import describe_errors
+from control_plane.errors import BiohybridError
 from control_plane.locations import CONFIG_DIR
 from control_plane.search.intents import IntentConfig, detect_intents
 
@@ -37,7 +38,7 @@ DEFAULT_LABELS_FILE: Final = CONFIG_DIR / "intent_labels.jsonl"
 Form = Literal["exact", "paraphrase", "complex", "none"]
 
 
-class IntentLabelError(ValueError):
+class IntentLabelError(BiohybridError, ValueError):
     """A labelled sample that cannot be read; the message names ``file:line``."""
 
 

@@ -21,6 +21,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from control_plane.config.settings import Settings
+from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.search.boosting import IntentPlan, plan_intents
@@ -48,12 +49,16 @@ MODEL_IDS_TTL_S = 30.0
 GPU_PROVIDER = "CUDAExecutionProvider"
 
 
-class SearchUnavailableError(RuntimeError):
+class SearchUnavailableError(UnavailableError, RuntimeError):
     """No component could serve the query; ``reasons`` lists why, one per component."""
 
     def __init__(self, reasons: Sequence[str]) -> None:
         super().__init__("no retrieval component is available: " + "; ".join(reasons))
         self.reasons = list(reasons)
+
+    @property
+    def details(self) -> list[str]:
+        return self.reasons
 
 
 @dataclass

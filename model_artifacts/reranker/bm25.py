@@ -2,13 +2,13 @@
 
 Lucene's formula (k1 = 0.9, b = 0.4, the Anserini defaults): idf = ln(1 + (N − df + 0.5) / (df + 0.5)),
 term score = idf · tf / (tf + k1 · (1 − b + b · dl / avgdl)), summed over the query's distinct terms.
-Terms are lower-cased alphanumeric runs minus a short stopword list; no stemming. It only has to rank
+Terms are lower-cased alphanumeric runs minus a short stopword list, no stemming (the learned
+ranker's tokenizer, control_plane/models/ranker_features.py). It only has to rank
 plausible confusers above random passages, not to match the production analyser.
 """
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -17,17 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from control_plane.formulas.bm25 import bm25_idf
-
-_TOKEN = re.compile(r"[a-z0-9]+")
-_STOPWORD_TEXT = (
-    "a an and are as at be by for from has have in is it its of on or that the this to was were which with "
-    "we our not no but can may than these those their there been into also"
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-def tokenize(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+from control_plane.models.ranker_features import tokenize
 
 
 class Bm25:

@@ -176,6 +176,17 @@ def test_bm25_title_boost_and_repeated_terms() -> None:
     assert index.bm25(_terms("the"), depth=10) == {}
 
 
+def test_bm25_with_another_similarity_rescores_from_the_same_norms() -> None:
+    """k1 0.9, b 0.4 on "alpha": c0 (dl 3, freq 2) 2 / (2 + 0.9 (0.6 + 0.4·3/(8/3))) = 0.6791171 and c1
+    (dl 1) 1 / (1 + 0.9 (0.6 + 0.4·1/(8/3))) = 0.5970149, times idf 0.4700036: the order flips from the
+    index's 1.2 / 0.75 (c1 0.2870 above c0 0.2838)."""
+    index = ExactIndex(_snapshot())
+    assert list(index.bm25(_terms("alpha"), depth=10)) == ["c1", "c0"]
+    scores = index.bm25(_terms("alpha"), depth=10, similarity=(0.9, 0.4))
+    assert list(scores) == ["c0", "c1"]
+    assert scores == pytest.approx({"c0": 0.3191875, "c1": 0.2805992}, rel=1e-6)
+
+
 def test_sparse_dot_product_exact_and_at_stored_precision() -> None:
     index = ExactIndex(_snapshot())
     query = {"x": 2.0, "y": 0.5, "unseen": 9.0}

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from model_artifacts.reranker.bm25 import Bm25, tokenize
+from control_plane.models.ranker_features import tokenize
+from model_artifacts.reranker.bm25 import Bm25
 
 # lengths 3, 2, 1 (avgdl 2); k1 = 0.9, b = 0.4
 TEXTS = ["Aspirin bleeding risk", "aspirin dose", "statin"]

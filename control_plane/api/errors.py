@@ -1,0 +1,70 @@
+"""Exceptions to HTTP answers, in one place for every control API route.
+
+A request that broke a rule gets its 4xx and a message naming the rule (pydantic's field problems, a
+``ClientError``); a service that is down gets 503 (or 502 when OpenSearch refused). Anything else is a
+failure of ours, never the client's: 500 with an error id that the logged traceback carries too, so an
+internal ValueError can no longer pass for a bad request.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from flask import Flask, Response, request
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import TransportError
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from control_plane.api.responses import error_response
+from control_plane.errors import BiohybridError, UnavailableError
+
+log = logging.getLogger(__name__)
+
+
+def internal_error(exc: Exception) -> Response:
+    """500 with an error id; the traceback is logged with the same id."""
+    error_id = uuid.uuid4().hex[:12]
+    log.error("internal error", exc_info=exc, extra={"error_id": error_id, "path": request.path})
+    return error_response(500, f"internal error {error_id}: see the control API log for this id")
+
+
+def validation_problems(exc: ValidationError) -> list[dict[str, str]]:
+    return [
+        {"field": ".".join(str(p) for p in err["loc"]) or "(body)", "problem": err["msg"]}
+        for err in exc.errors()
+    ]
+
+
+def register_error_handlers(app: Flask, opensearch_url: str) -> None:
+    """Flask picks the most specific handler along the exception's class hierarchy."""
+
+    @app.errorhandler(ValidationError)
+    def invalid(exc: ValidationError) -> Response:
+        problems = validation_problems(exc)
+        message = "invalid request: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+        return error_response(400, message, details=problems)
+
+    @app.errorhandler(BiohybridError)
+    def project_error(exc: BiohybridError) -> Response:
+        if exc.http_status >= 500 and not isinstance(exc, UnavailableError):
+            return internal_error(exc)
+        return error_response(exc.http_status, str(exc), details=exc.details)
+
+    @app.errorhandler(OpenSearchConnectionError)
+    def no_cluster(exc: OpenSearchConnectionError) -> Response:
+        return error_response(503, f"cannot reach OpenSearch at {opensearch_url}")
+
+    @app.errorhandler(TransportError)
+    def cluster_refused(exc: TransportError) -> Response:
+        log.warning("opensearch refused", extra={"error": str(exc)[:500]})
+        return error_response(502, f"OpenSearch refused the request: {str(exc)[:300]}")
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        return error_response(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Response:
+        return internal_error(exc)

@@ -1,0 +1,97 @@
+"""One mapping from exceptions to HTTP answers: client errors keep their status and message, internal
+failures become 500 with an error id (never a 400), and every project exception shares the root."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import pkgutil
+import re
+
+import pytest
+from flask import Flask
+from pydantic import BaseModel
+
+import control_plane
+from control_plane.api.auth import AuthError
+from control_plane.api.errors import register_error_handlers
+from control_plane.errors import BadRequestError, BiohybridError
+from control_plane.models.artifacts import ArtifactError
+from control_plane.search.service import SearchUnavailableError
+
+
+class Body(BaseModel):
+    size: int
+
+
+def _app() -> Flask:
+    app = Flask("errors")
+    register_error_handlers(app, "http://127.0.0.1:9200")
+    failures = {
+        "bad": BadRequestError("size must be >= 1"),
+        "forbidden": AuthError(403, "role search cannot apply resources"),
+        "down": SearchUnavailableError(["dense: timeout", "bm25: unavailable"]),
+        "internal-value": ValueError("candidate_depth must be resolved first"),
+        "internal-project": ArtifactError("model.onnx differs from the manifest"),
+    }
+
+    @app.get("/fail/<name>")
+    def fail(name: str) -> str:
+        raise failures[name]
+
+    @app.get("/validate")
+    def validate() -> str:
+        Body.model_validate({"size": "many"})
+        return "unreachable"
+
+    return app
+
+
+def _error(path: str) -> tuple[int, dict[str, object]]:
+    answer = _app().test_client().get(path)
+    return answer.status_code, answer.get_json()["error"]
+
+
+def test_client_errors_keep_their_status_and_message() -> None:
+    assert _error("/fail/bad") == (400, {"status": 400, "message": "size must be >= 1"})
+    assert _error("/fail/forbidden")[0] == 403
+    status, error = _error("/validate")
+    assert status == 400 and error["details"][0]["field"] == "size"  # type: ignore[index]
+
+
+def test_an_unavailable_service_is_a_503_with_its_reasons() -> None:
+    status, error = _error("/fail/down")
+    assert status == 503 and error["details"] == ["dense: timeout", "bm25: unavailable"]
+
+
+@pytest.mark.parametrize("name", ["internal-value", "internal-project"])
+def test_internal_failures_are_500_with_an_error_id_in_body_and_log(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="control_plane.api.errors"):
+        status, error = _error(f"/fail/{name}")
+    assert status == 500
+    found = re.fullmatch(
+        r"internal error ([0-9a-f]{12}): see the control API log for this id", str(error["message"])
+    )
+    assert found is not None
+    assert [r.error_id for r in caplog.records] == [found.group(1)]  # type: ignore[attr-defined]
+    assert "manifest" not in str(error["message"]) and "candidate_depth" not in str(error["message"])
+
+
+def test_unknown_routes_stay_404() -> None:
+    assert _error("/nowhere")[0] == 404
+
+
+def test_every_project_exception_shares_the_root() -> None:
+    outside = []
+    for module in pkgutil.walk_packages(control_plane.__path__, "control_plane."):
+        if module.name.endswith(".__main__"):
+            continue  # importing a __main__ runs it
+        loaded = importlib.import_module(module.name)
+        for name, value in inspect.getmembers(loaded, inspect.isclass):
+            ours = value.__module__ == module.name and issubclass(value, BaseException)
+            if ours and not issubclass(value, BiohybridError):
+                outside.append(f"{module.name}.{name}")
+    assert outside == []

@@ -1,1 +1,2 @@
-"""Thin adapters over opensearch-py: the only place that talks to the cluster."""
+"""The opensearch-py client factory (every package that talks to the cluster gets its client here) and the
+resource API for templates and pipelines."""

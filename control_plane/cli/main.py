@@ -18,7 +18,7 @@ from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG
 from control_plane.cluster.manage import EngineUnavailableError
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
 from control_plane.logs import configure_logging
-from control_plane.mlcommons.registry import ModelsNotReadyError
+from control_plane.mlcommons.ml_api import ModelsNotReadyError
 from control_plane.resources.catalog import load_resources
 from control_plane.resources.render import RenderError
 

@@ -21,7 +21,7 @@ from opensearchpy import OpenSearch, helpers
 from tokenizers import Tokenizer
 
 from control_plane.formulas.bm25 import bm25_idf
-from control_plane.mlcommons.registry import ModelsNotReadyError, deploy_model, find_model, remove_model
+from control_plane.mlcommons.ml_api import ModelsNotReadyError, deploy_model, find_model, remove_model
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,8 @@ from opensearchpy import NotFoundError, OpenSearch
 from opensearchpy.exceptions import RequestError
 
 from control_plane.config.settings import Settings
-from control_plane.errors import UnavailableError
+from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
+from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model
 from control_plane.resources.catalog import REPO_ROOT
 from control_plane.resources.render import render
 
@@ -37,10 +37,6 @@ _BLUEPRINT_BY_ROLE = {
 }
 _SETTING_BY_ROLE = {"dense": "dense", "dense_query": "dense", "sparse": "sparse", "rerank": "rerank"}
 _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
-
-
-class ModelsNotReadyError(UnavailableError, RuntimeError):
-    """A model could not be registered or deployed; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +89,7 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
         ):
             model_id, connector_id = existing["_id"], existing["connector_id"]
         else:
-            connector_id = _ml(client).create_connector(body=spec.connector)["connector_id"]
+            connector_id = ml(client).create_connector(body=spec.connector)["connector_id"]
             body = {
                 "name": spec.name,
                 "function_name": "remote",
@@ -101,7 +97,7 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
                 "connector_id": connector_id,
                 "description": _describe(spec, settings.models.service_url),
             }
-            model_id = _ml(client).register_model(body=body)["model_id"]
+            model_id = ml(client).register_model(body=body)["model_id"]
             log.info("model registered", extra={"model": spec.name, "model_id": model_id})
             if existing is not None:
                 remove_model(client, existing["_id"], existing.get("connector_id"))
@@ -117,7 +113,6 @@ def doc_only_model_name(settings: Settings) -> str:
 
 
 def _register_doc_only(client: OpenSearch, settings: Settings) -> RegisteredModel:
-    from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
     from control_plane.models.artifacts import verified_artifact
     from control_plane.models.manifest import load_manifest
 
@@ -175,40 +170,15 @@ def _describe(spec: ModelSpec, service_url: str) -> str:
     return f"{spec.role} model '{spec.served_name}' at {service_url}"
 
 
-def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
-    query = {
-        "size": 10,
-        "query": {
-            "bool": {
-                "filter": [{"term": {"name.keyword": name}}],
-                "must_not": [{"exists": {"field": "chunk_number"}}],
-            }
-        },
-    }
-    try:
-        hits = _ml(client).search_models(body=query)["hits"]["hits"]
-    except (NotFoundError, RequestError):
-        return None  # no model index yet
-    if not hits:
-        return None
-    newest = max(hits, key=lambda h: h["_source"].get("created_time", 0))
-    return {"_id": newest["_id"], **newest["_source"]}
-
-
-def _ml(client: OpenSearch) -> Any:
-    """The ml-commons namespace of opensearch-py (untyped there)."""
-    return client.plugins.ml
-
-
 def _ensure_group(client: OpenSearch, name: str) -> str:
     query = {"query": {"term": {"name.keyword": name}}}
     try:
-        hits = _ml(client).search_model_group(body=query)["hits"]["hits"]
+        hits = ml(client).search_model_group(body=query)["hits"]["hits"]
     except (NotFoundError, RequestError):
         hits = []
     if hits:
         return str(hits[0]["_id"])
-    created = _ml(client).register_model_group(body={"name": name, "description": "biohybrid remote models"})
+    created = ml(client).register_model_group(body={"name": name, "description": "biohybrid remote models"})
     return str(created["model_group_id"])
 
 
@@ -216,7 +186,7 @@ def _connector_matches(client: OpenSearch, connector_id: str, wanted: dict[str, 
     if not connector_id:
         return False
     try:
-        current = _ml(client).get_connector(connector_id=connector_id)
+        current = ml(client).get_connector(connector_id=connector_id)
     except NotFoundError:
         return False
     return all(_canonical(current.get(k)) == _canonical(wanted.get(k)) for k in _COMPARED_CONNECTOR_KEYS)
@@ -230,33 +200,3 @@ def _canonical(value: Any) -> str:
             for a in value
         ]
     return json.dumps(value, sort_keys=True)
-
-
-def deploy_model(client: OpenSearch, model_id: str, timeout_s: float) -> str:
-    """Deploy ``model_id`` unless deployed, and wait for DEPLOYED (any model kind, remote or uploaded)."""
-    state = str(_ml(client).get_model(model_id=model_id).get("model_state", ""))
-    if state != "DEPLOYED":
-        _ml(client).deploy_model(model_id=model_id)
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        state = str(_ml(client).get_model(model_id=model_id).get("model_state", ""))
-        if state == "DEPLOYED":
-            return state
-        if state == "DEPLOY_FAILED":
-            break
-        time.sleep(0.5)
-    raise ModelsNotReadyError(
-        f"model {model_id} did not deploy (state {state or 'unknown'}); see the node log"
-    )
-
-
-def remove_model(client: OpenSearch, model_id: str, connector_id: str | None = None) -> None:
-    """Undeploy and delete a replaced model (and its connector, if any)."""
-    try:
-        _ml(client).undeploy_model(model_id=model_id)
-        _ml(client).delete_model(model_id=model_id)
-        if connector_id:
-            _ml(client).delete_connector(connector_id=connector_id)
-    except NotFoundError:
-        pass
-    log.info("model replaced", extra={"old_model_id": model_id})

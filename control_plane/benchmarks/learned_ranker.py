@@ -215,6 +215,29 @@ def table(split: str, scored: Mapping[str, Mapping[str, float]]) -> list[str]:
     return lines
 
 
+def decision(results: Mapping[str, Mapping[str, Mapping[str, float]]], dev: str) -> list[str]:
+    """A ranker ships only if it beats the fused order and the default blend on dev (p < 0.05) and loses
+    on no other split: one that wins on NFCorpus alone is suspect."""
+
+    def mean(split: str, method: str) -> float:
+        values = results[split][method]
+        return sum(values.values()) / max(len(values), 1)
+
+    lines = ["## Decision", ""]
+    blend = next(m for m in results[dev] if m.startswith("ce blend"))
+    for method in (m for m in results[dev] if m.startswith("ranker")):
+        base = results[dev]["fused"]
+        queries = sorted(base)
+        p = paired_randomization_test([base[q] for q in queries], [results[dev][method][q] for q in queries])
+        wins = mean(dev, method) > max(mean(dev, "fused"), mean(dev, blend)) and p.p_value < 0.05
+        losses = [s for s in results if s != dev and mean(s, method) < mean(s, "fused")]
+        verdict = "ships" if wins and not losses else "not shipped"
+        why = [] if wins else [f"no significant win on {dev} (p {p.p_value:.3f})"]
+        why += [f"below the fused order on {s} ({mean(s, method) - mean(s, 'fused'):+.4f})" for s in losses]
+        lines.append(f"- {method}: **{verdict}**" + (f": {'; '.join(why)}" if why else ""))
+    return lines
+
+
 def plot(results: Mapping[str, Mapping[str, Mapping[str, float]]], path: Path) -> None:
     figure = Figure(figsize=(9, 4.2))
     FigureCanvasAgg(figure)
@@ -304,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     for split, scored in results.items():
         lines += [*table(split, scored), ""]
-    lines += ["## Trees and feature importance (gain)", ""]
+    lines += [*decision(results, args.dev[0]), "", "## Trees and feature importance (gain)", ""]
     for name, booster in rankers.items():
         gains = booster.feature_importance(importance_type="gain")
         total = float(sum(gains)) or 1.0

@@ -44,6 +44,7 @@ from control_plane.evaluation.exact import (
 from control_plane.evaluation.metrics import Run, evaluate, per_query
 from control_plane.evaluation.snapshot import BM25_FIELDS, analyze, cached_snapshot
 from control_plane.evaluation.testsets import Query, load_test_set
+from control_plane.locations import RESOURCES_DIR
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
 from control_plane.opensearch.client import make_client
@@ -55,7 +56,7 @@ from control_plane.query.components import (
     hybrid_query,
     sparse_tokens_clause,
 )
-from control_plane.resources.catalog import REPO_ROOT, render_params
+from control_plane.resources.catalog import render_params
 from control_plane.resources.render import render
 
 METRICS = ("ndcg@10", "recall@100")
@@ -181,7 +182,7 @@ def encode_queries(
 
 
 def inline_pipeline(settings: Settings, file_name: str) -> dict[str, Any]:
-    path = REPO_ROOT / "search_pipelines" / file_name
+    path = RESOURCES_DIR / "search_pipelines" / file_name
     pipeline: dict[str, Any] = render(json.loads(path.read_text(encoding="utf-8")), render_params(settings))
     pipeline.pop("description", None)
     return pipeline

@@ -1,7 +1,7 @@
 """The ``eval-runs`` index: one document per run and configuration, and the baseline of each
 (configuration, dataset) that the regression alert compares against.
 
-Mapping: index_templates/index/eval-runs.json (installed by `biohybrid apply`); the store also creates
+Mapping: resources/index_templates/index/eval-runs.json (installed by `biohybrid apply`); the store also creates
 its index from that same body when it is missing, so a run never gets a dynamic mapping.
 
 Baseline rule: the first run stored for a (configuration, dataset) becomes its baseline; ``mark_baseline``

@@ -17,14 +17,13 @@ from opensearchpy import NotFoundError, OpenSearch
 from opensearchpy.exceptions import RequestError
 
 from control_plane.config.settings import Settings
+from control_plane.locations import CONNECTORS_DIR
 from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
 from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model
-from control_plane.resources.catalog import REPO_ROOT
 from control_plane.resources.render import render
 
 log = logging.getLogger(__name__)
 
-CONNECTORS_DIR = REPO_ROOT / "model_artifacts" / "connectors"
 # dense encodes documents (the chunk-embed ingest pipeline); dense_query is the same served model called
 # with input_type "query", so the service adds the model's query prefix (BGE's instruction): the search
 # pipelines' neural queries use it, and a document never gets the prefix.

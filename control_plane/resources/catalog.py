@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from control_plane.config.settings import Settings
-from control_plane.locations import REPOSITORY_ROOT
+from control_plane.locations import RESOURCES_DIR
 from control_plane.resources.render import flatten, render
 
-REPO_ROOT = REPOSITORY_ROOT
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
 ENCODER_ROLES = ("dense", "sparse")
@@ -74,7 +73,7 @@ def render_params(settings: Settings, model_ids: Mapping[str, str] | None = None
 
 
 def load_resources(
-    settings: Settings, model_ids: Mapping[str, str] | None = None, root: Path = REPO_ROOT
+    settings: Settings, model_ids: Mapping[str, str] | None = None, root: Path = RESOURCES_DIR
 ) -> list[Resource]:
     """Render every resource file under ``root`` in install order (components before index templates)."""
     ids = dict(model_ids or {})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from control_plane.config.settings import Settings
+from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import (
     COMPONENT_ORDER,
     DENSE_FIELD,
@@ -25,7 +26,7 @@ from control_plane.query.components import (
     sparse_text_clause,
     sparse_tokens_clause,
 )
-from control_plane.resources.catalog import REPO_ROOT, render_params, with_rerank, with_score_explanation
+from control_plane.resources.catalog import render_params, with_rerank, with_score_explanation
 from control_plane.resources.render import render
 from control_plane.search.spec import Filters, SearchSpec
 
@@ -179,7 +180,7 @@ def inline_pipeline(
     params = render_params(settings)
     params["fusion.weights_in_order"] = [round(weights[name], 6) for name in components]
     params["fusion.rrf.rank_constant"] = rank_constant
-    path = REPO_ROOT / "search_pipelines" / PIPELINE_FILES[fusion_method]
+    path = RESOURCES_DIR / "search_pipelines" / PIPELINE_FILES[fusion_method]
     pipeline: dict[str, Any] = render(_pipeline_template(path), params, str(path))
     if explain:
         pipeline = with_score_explanation(pipeline)

@@ -11,9 +11,9 @@ from control_plane.ingestion.chunking import Chunk, chunk, content_hash
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers import dataset_files, parse_medline
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
-from control_plane.resources.catalog import REPO_ROOT
+from control_plane.locations import RESOURCES_DIR
 
-MAPPING = REPO_ROOT / "index_templates" / "component" / "chunk-mappings.json"
+MAPPING = RESOURCES_DIR / "index_templates" / "component" / "chunk-mappings.json"
 
 
 def _by_file(documents: list[Document], name: str) -> Document:

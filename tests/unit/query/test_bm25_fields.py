@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS, bm25_clause, text_hybrid_query
-from control_plane.resources.catalog import REPO_ROOT
 
-MAPPING = REPO_ROOT / "index_templates" / "component" / "chunk-mappings.json"
+MAPPING = RESOURCES_DIR / "index_templates" / "component" / "chunk-mappings.json"
 
 
 def test_bm25_clause_searches_identifiers() -> None:

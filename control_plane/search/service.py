@@ -25,6 +25,13 @@ from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.search.boosting import IntentPlan, plan_intents
+from control_plane.search.degradation import (
+    RerankChoice,
+    component_weights,
+    rerank_choice,
+    rerank_failure,
+    usable_components,
+)
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
 from control_plane.search.intents import Boost
 from control_plane.search.postprocess import shape_results, source_side_fields
@@ -46,7 +53,6 @@ from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
 MODEL_IDS_TTL_S = 30.0
-GPU_PROVIDER = "CUDAExecutionProvider"
 
 
 class SearchUnavailableError(UnavailableError, RuntimeError):
@@ -61,25 +67,35 @@ class SearchUnavailableError(UnavailableError, RuntimeError):
         return self.reasons
 
 
-@dataclass
+@dataclass(frozen=True)
 class SearchPlan:
-    """Everything decided before OpenSearch is called; `/v1/rewrite` returns ``request``."""
+    """Everything decided before OpenSearch is called, built once; `/v1/rewrite` returns ``request``."""
 
     spec: SearchSpec
     tenant_id: str
     index: str
     encodings: QueryEncodings
     request: OpenSearchRequest
-    components: list[str]
-    weights: dict[str, float]
+    components: tuple[str, ...]
+    weights: Mapping[str, float]
     query_type: str
     intents: IntentPlan
-    component_errors: list[str] = field(default_factory=list)
+    component_errors: tuple[str, ...] = ()
     reranker_error: str | None = None
     rerank_model_id: str | None = None
-    encode_ms: dict[str, float] = field(default_factory=dict)
+    encode_ms: Mapping[str, float] = field(default_factory=dict)
     encode_wall_ms: float = 0.0
-    opensearch_round_trip_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What OpenSearch answered for a plan: the response, whether it is reranked (a failed rerank is
+    re-sent without it, ``reranker_error`` saying why) and the time spent waiting for OpenSearch."""
+
+    response: dict[str, Any]
+    reranked: bool
+    reranker_error: str | None
+    round_trip_ms: float
 
 
 class SearchService:
@@ -123,40 +139,52 @@ class SearchService:
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
-        weights = self._weights(spec, query_type, components)
-        rerank_id, rerank_error = self._rerank_model(spec)
-        plan = SearchPlan(
+        requested = {str(name): w for name, w in spec.weights.items()} if spec.weights is not None else None
+        weights = component_weights(requested, self.settings.fusion, query_type, components)
+        rerank = self._rerank_choice(spec)
+        resolved_index = index or self.settings.search.index_pattern
+        request = self._request(
+            intents, tenant_id, resolved_index, components, weights, encodings, rerank.model_id
+        )
+        return SearchPlan(
             spec=spec,
             tenant_id=tenant_id,
-            index=index or self.settings.search.index_pattern,
+            index=resolved_index,
             encodings=encodings,
-            request=OpenSearchRequest(index="", body={}),
-            components=components,
+            request=request,
+            components=tuple(components),
             weights=weights,
             query_type=query_type,
             intents=intents,
-            component_errors=errors,
-            reranker_error=rerank_error,
-            rerank_model_id=rerank_id,
+            component_errors=tuple(errors),
+            reranker_error=rerank.error,
+            rerank_model_id=rerank.model_id,
             encode_ms=encode_ms,
             encode_wall_ms=encode_wall_ms,
         )
-        plan.request = self._request(plan, rerank_id)
-        return plan
 
-    def _request(self, plan: SearchPlan, rerank_id: str | None) -> OpenSearchRequest:
+    def _request(
+        self,
+        intents: IntentPlan,
+        tenant_id: str,
+        index: str,
+        components: Sequence[str],
+        weights: Mapping[str, float],
+        encodings: QueryEncodings,
+        rerank_id: str | None,
+    ) -> OpenSearchRequest:
         return build_request(
-            plan.intents.spec,
+            intents.spec,
             self.settings,
-            tenant_id=plan.tenant_id,
-            index=plan.index,
-            components=plan.components,
-            weights=plan.weights,
-            encodings=plan.encodings,
-            routing_depth=self.settings.search.section_routing.depth if plan.intents.boosts else 0,
+            tenant_id=tenant_id,
+            index=index,
+            components=list(components),
+            weights=dict(weights),
+            encodings=encodings,
+            routing_depth=self.settings.search.section_routing.depth if intents.boosts else 0,
             rerank_model_id=rerank_id,
-            rerank_top_n=plan.spec.rerank_top_n,
-            profile=plan.spec.profile,
+            rerank_top_n=intents.spec.rerank_top_n,
+            profile=intents.spec.profile,
         )
 
     def _encode(self, spec: SearchSpec) -> tuple[QueryEncodings, list[str], list[str], dict[str, float]]:
@@ -174,11 +202,7 @@ class SearchService:
             log.warning("component dropped", extra={"component": failure.component, "reason": failure.detail})
         if doc_only and not doc_only_id:
             errors.append("splade_unavailable")
-        usable: list[str] = [
-            name
-            for name in spec.components
-            if name == "bm25" or name in results or (name == "splade" and doc_only_id)
-        ]
+        usable = usable_components(spec.components, results, doc_only_sparse_id=doc_only_id)
         encodings = QueryEncodings(
             dense_vector=results["dense"][0] if "dense" in results else None,
             sparse_tokens=results["splade"][0] if "splade" in results else None,
@@ -187,39 +211,18 @@ class SearchService:
         encode_ms = {name: round(value[1] * 1000, 2) for name, value in results.items()}
         return encodings, usable, errors, encode_ms
 
-    def _weights(self, spec: SearchSpec, query_type: str, components: Sequence[str]) -> dict[str, float]:
-        """The request's weights, else the configured ones (per query type when enabled), restricted to
-        the components in use and rescaled to sum to 1."""
-        if spec.weights is not None:
-            chosen: Mapping[str, float] = {str(name): w for name, w in spec.weights.items()}
-        else:
-            fusion = self.settings.fusion
-            typed = (
-                getattr(fusion.weights_by_query_type, query_type)
-                if fusion.weights_by_query_type_enabled
-                else None
-            )
-            chosen = (typed or fusion.weights).model_dump()
-        kept = {name: float(chosen.get(name, 0.0)) for name in components}
-        total = sum(kept.values())
-        if total <= 0:
-            return {name: 1.0 / len(components) for name in components}
-        return {name: value / total for name, value in kept.items()}
-
-    def _rerank_model(self, spec: SearchSpec) -> tuple[str | None, str | None]:
-        if not spec.rerank:
-            return None, None
-        rerank_id = self.model_ids().get("rerank")
-        if rerank_id is None:
-            return None, "unavailable"
-        if self.settings.search.rerank_requires_gpu:
+    def _rerank_choice(self, spec: SearchSpec) -> RerankChoice:
+        model_id = self.model_ids().get("rerank") if spec.rerank else None
+        providers: list[str] | None = None
+        if spec.rerank and model_id is not None and self.settings.search.rerank_requires_gpu:
             try:
-                providers = self.inference.providers(self.settings.search.component_timeout_ms / 1000)
+                served = self.inference.providers(self.settings.search.component_timeout_ms / 1000)
+                providers = served.get(self.settings.models.rerank, [])
             except ComponentError:
-                return None, "unavailable"
-            if GPU_PROVIDER not in providers.get(self.settings.models.rerank, []):
-                return None, "gpu_unavailable"
-        return rerank_id, None
+                providers = None
+        return rerank_choice(
+            spec.rerank, model_id, requires_gpu=self.settings.search.rerank_requires_gpu, providers=providers
+        )
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -227,14 +230,17 @@ class SearchService:
         started = time.perf_counter()
         plan = self.plan(spec, tenant_id, index)
         spec = plan.spec
-        response, reranked = self._execute(plan)
+        execution = self._execute(plan)
+        response, reranked = execution.response, execution.reranked
         shaping = time.perf_counter()
         hits = response["hits"]["hits"]
-        chunks = [chunk_result(hit, reranked, plan.components) for hit in hits]
+        chunks = [chunk_result(hit, reranked, list(plan.components)) for hit in hits]
         if spec.fusion_method == "rrf" and not reranked:
             chunks = _rrf_ties_by_bm25(chunks)
+        route_errors: list[str] = []
+        route_ms = 0.0
         if plan.intents.boosts:
-            chunks = self._route(plan, chunks)
+            chunks, route_errors, route_ms = self._route(plan, chunks)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
@@ -243,11 +249,11 @@ class SearchService:
             query_type=plan.query_type,
             granularity=spec.granularity,
             fusion=_fusion_info(spec, plan.weights),
-            components_used=plan.components,
-            component_errors=plan.component_errors,
+            components_used=list(plan.components),
+            component_errors=[*plan.component_errors, *route_errors],
             reranked=reranked,
             reranker_model=self.settings.models.rerank if reranked else None,
-            reranker_error=plan.reranker_error,
+            reranker_error=execution.reranker_error,
             intents=[IntentInfo(**i) for i in plan.intents.intents],
             boosts=[boost_info(b) for b in plan.intents.boosts],
             total_candidates=len(hits),
@@ -255,73 +261,74 @@ class SearchService:
             size=spec.size,
             timings=Timings(
                 total_ms=round((time.perf_counter() - started) * 1000, 2),
-                encode_ms=plan.encode_ms,
+                encode_ms=dict(plan.encode_ms),
                 encode_wall_ms=plan.encode_wall_ms,
                 opensearch_ms=float(response.get("took", 0)),
-                opensearch_round_trip_ms=plan.opensearch_round_trip_ms,
+                opensearch_round_trip_ms=round(execution.round_trip_ms + route_ms, 2),
                 postprocess_ms=postprocess_ms,
                 components_ms=_profile_ms(response, plan.components) if spec.profile else None,
             ),
         )
         return SearchResponse(results=results, metadata=metadata)
 
-    def _execute(self, plan: SearchPlan) -> tuple[dict[str, Any], bool]:
+    def _execute(self, plan: SearchPlan) -> Execution:
         """Send the planned request; if a rerank fails or overruns, send it again without rerank."""
         search = self.settings.search
         if plan.rerank_model_id is None:
-            return self._send(plan, search.opensearch_timeout_ms / 1000), False
+            answer, spent = self._send(plan.request, search.opensearch_timeout_ms / 1000)
+            return Execution(answer, False, plan.reranker_error, spent)
+        started = time.perf_counter()
         try:
-            return self._send(plan, search.rerank_timeout_ms / 1000), True
-        except ConnectionTimeout:
-            plan.reranker_error = "timeout"
-        except TransportError as exc:
-            plan.reranker_error = "unavailable"
-            log.warning("rerank failed", extra={"error": str(exc)[:300]})
-            with self._lock:  # the model may have been re-registered under a new id: look again next time
-                self._model_ids = (0.0, {})
-        log.warning("rerank dropped", extra={"reason": plan.reranker_error})
-        plan.request = self._request(plan, None)
-        return self._send(plan, search.opensearch_timeout_ms / 1000), False
+            answer, spent = self._send(plan.request, search.rerank_timeout_ms / 1000)
+            return Execution(answer, True, None, spent)
+        except TransportError as exc:  # ConnectionTimeout included
+            reason = rerank_failure(exc)
+            if reason == "unavailable":
+                log.warning("rerank failed", extra={"error": str(exc)[:300]})
+                with self._lock:  # the model may have been re-registered under a new id: look again next time
+                    self._model_ids = (0.0, {})
+        failed_ms = (time.perf_counter() - started) * 1000
+        log.warning("rerank dropped", extra={"reason": reason})
+        plain = self._request(
+            plan.intents, plan.tenant_id, plan.index, plan.components, plan.weights, plan.encodings, None
+        )
+        answer, spent = self._send(plain, search.opensearch_timeout_ms / 1000)
+        return Execution(answer, False, reason, failed_ms + spent)
 
-    def _route(self, plan: SearchPlan, chunks: list[ChunkResult]) -> list[ChunkResult]:
+    def _route(
+        self, plan: SearchPlan, chunks: list[ChunkResult]
+    ) -> tuple[list[ChunkResult], list[str], float]:
         """Clinical routing after fusion (control_plane/search/routing.py): the routed sections of the
         records the query is about move up; sections the fused list missed are fetched. A failed fetch
-        degrades to routing within the fused list (``section_fetch_failed`` in component_errors)."""
+        degrades to routing within the fused list (``section_fetch_failed``). Returns the routed chunks,
+        the errors and the milliseconds spent fetching."""
         params = self.settings.search.section_routing
         fetched: list[ChunkResult] = []
+        errors: list[str] = []
+        started = time.perf_counter()
         if params.fetch_sections:
             try:
-                fetched = self._sections(plan, topical_records(chunks, params))
+                fetched = fetch_sections(
+                    self.client,
+                    plan.index,
+                    plan.tenant_id,
+                    plan.intents.spec.filters,
+                    topical_records(chunks, params),
+                    plan.intents.boosts,
+                    self.settings.search.opensearch_timeout_ms / 1000,
+                )
             except (ConnectionTimeout, TransportError) as exc:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})
-                plan.component_errors.append("section_fetch_failed")
-        return route_chunks(chunks, plan.intents.boosts, params, fetched)
+                errors.append("section_fetch_failed")
+        spent = (time.perf_counter() - started) * 1000 if params.fetch_sections else 0.0
+        return route_chunks(chunks, plan.intents.boosts, params, fetched), errors, spent
 
-    def _sections(self, plan: SearchPlan, doc_ids: Sequence[str]) -> list[ChunkResult]:
-        """The routed sections (boost filters) of these documents, under the request's filters."""
-        started = time.perf_counter()
-        try:
-            return fetch_sections(
-                self.client,
-                plan.index,
-                plan.tenant_id,
-                plan.intents.spec.filters,
-                doc_ids,
-                plan.intents.boosts,
-                self.settings.search.opensearch_timeout_ms / 1000,
-            )
-        finally:
-            plan.opensearch_round_trip_ms += round((time.perf_counter() - started) * 1000, 2)
-
-    def _send(self, plan: SearchPlan, timeout_s: float) -> dict[str, Any]:
-        request = plan.request
+    def _send(self, request: OpenSearchRequest, timeout_s: float) -> tuple[dict[str, Any], float]:
+        """OpenSearch's answer and the milliseconds it took (client side)."""
         params = {**request.params, "request_timeout": timeout_s}
         started = time.perf_counter()
-        try:
-            answer: dict[str, Any] = self.client.search(index=request.index, body=request.body, params=params)
-        finally:
-            plan.opensearch_round_trip_ms += round((time.perf_counter() - started) * 1000, 2)
-        return answer
+        answer: dict[str, Any] = self.client.search(index=request.index, body=request.body, params=params)
+        return answer, (time.perf_counter() - started) * 1000
 
 
 def _timed(call: Any) -> Any:

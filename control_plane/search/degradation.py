@@ -1,0 +1,88 @@
+"""What a search does when a part of the stack fails: pure decisions, so they are tested without a cluster.
+
+SearchService gathers the facts (which encodings came back, which models are deployed, what OpenSearch
+raised) and these functions decide: which components stay in the request, with what weights, whether
+the request is reranked, and why a rerank was given up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from opensearchpy.exceptions import ConnectionTimeout
+
+from control_plane.config.settings import FusionSettings
+
+GPU_PROVIDER = "CUDAExecutionProvider"
+
+
+def usable_components(
+    requested: Sequence[str], encoded: Collection[str], *, doc_only_sparse_id: str | None = None
+) -> list[str]:
+    """The requested components that can run, in request order: BM25 always; SPLADE and dense when their
+    query encoding came back (or SPLADE's doc-only model, which OpenSearch runs itself, is deployed)."""
+    return [
+        name
+        for name in requested
+        if name == "bm25" or name in encoded or (name == "splade" and doc_only_sparse_id is not None)
+    ]
+
+
+def component_weights(
+    requested: Mapping[str, float] | None,
+    fusion: FusionSettings,
+    query_type: str,
+    components: Sequence[str],
+) -> dict[str, float]:
+    """The request's weights, else the configured ones (per query type when enabled and set), kept for
+    the components in use and rescaled to sum to 1 (equal weights when none is left above 0)."""
+    if requested is not None:
+        chosen: Mapping[str, float] = requested
+    else:
+        typed = (
+            getattr(fusion.weights_by_query_type, query_type, None)
+            if fusion.weights_by_query_type_enabled
+            else None
+        )
+        chosen = (typed or fusion.weights).model_dump()
+    kept = {name: float(chosen.get(name, 0.0)) for name in components}
+    total = sum(kept.values())
+    if total <= 0:
+        return {name: 1.0 / len(components) for name in components}
+    return {name: value / total for name, value in kept.items()}
+
+
+@dataclass(frozen=True)
+class RerankChoice:
+    """The rerank model to put in the request (None: no rerank) and why not, when it was asked for."""
+
+    model_id: str | None
+    error: str | None = None
+
+
+def rerank_choice(
+    asked: bool,
+    model_id: str | None,
+    *,
+    requires_gpu: bool = False,
+    providers: Collection[str] | None = None,
+) -> RerankChoice:
+    """Rerank when asked and the model is deployed; with ``requires_gpu``, only when the service runs the
+    model on the GPU (``providers``: its execution providers, None when the service did not answer)."""
+    if not asked:
+        return RerankChoice(None)
+    if model_id is None:
+        return RerankChoice(None, "unavailable")
+    if requires_gpu:
+        if providers is None:
+            return RerankChoice(None, "unavailable")
+        if GPU_PROVIDER not in providers:
+            return RerankChoice(None, "gpu_unavailable")
+    return RerankChoice(model_id)
+
+
+def rerank_failure(exc: Exception) -> str:
+    """Why a reranked request was re-sent without rerank: it overran its budget, or OpenSearch (the
+    rerank processor, ml-commons or the inference service behind it) failed."""
+    return "timeout" if isinstance(exc, ConnectionTimeout) else "unavailable"

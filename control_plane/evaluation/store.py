@@ -1,8 +1,8 @@
 """The ``eval-runs`` index: one document per run and configuration, and the baseline of each
 (configuration, dataset) that the regression alert compares against.
 
-Mapping: resources/index_templates/index/eval-runs.json (installed by `biohybrid apply`); the store also creates
-its index from that same body when it is missing, so a run never gets a dynamic mapping.
+Mapping: resources/index_templates/index/eval-runs.json (installed by `biohybrid apply`); the store also
+creates its index from that same body when it is missing, so a run never gets a dynamic mapping.
 
 Baseline rule: the first run stored for a (configuration, dataset) becomes its baseline; ``mark_baseline``
 moves it to a later run (e.g. after an intended change). A dataset is the test set id, with ``[:N]``

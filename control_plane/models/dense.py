@@ -13,48 +13,18 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from control_plane.models.loading import LoadedModel, load_model
-from control_plane.models.manifest import Manifest
+from control_plane.models.encoder import ModelEncoder
 from control_plane.models.pooling import pool
-from control_plane.models.runtime import Device
 
 FloatMatrix = npt.NDArray[np.float32]
-DEFAULT_MAX_TOKENS = 16384
 
 
-class DenseEncoder:
-    def __init__(
-        self, model: LoadedModel, *, max_batch: int = 32, max_tokens: int = DEFAULT_MAX_TOKENS
-    ) -> None:
-        self._model = model
-        self.max_batch = max_batch
-        self.max_tokens = max_tokens
-
-    @classmethod
-    def load(
-        cls,
-        name: str | None = None,
-        *,
-        manifest: Manifest | None = None,
-        variant: str | None = None,
-        device: Device = "auto",
-        threads: int = 0,
-        max_batch: int = 32,
-    ) -> DenseEncoder:
-        model = load_model(name, "dense", manifest=manifest, variant=variant, device=device, threads=threads)
-        return cls(model, max_batch=max_batch)
-
-    @property
-    def name(self) -> str:
-        return self._model.spec.name
+class DenseEncoder(ModelEncoder):
+    role = "dense"
 
     @property
     def dimension(self) -> int:
         return self._model.spec.dimension
-
-    @property
-    def model(self) -> LoadedModel:
-        return self._model
 
     @property
     def query_prefix(self) -> str:
@@ -66,7 +36,7 @@ class DenseEncoder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        for run in self._model.tokenizer.runs(texts, spec.texts_per_call(self.max_batch), self.max_tokens):
+        for run in self._model.tokenizer.runs(texts, self.texts_per_call, self.max_tokens):
             output = self._model.session.run(run.feeds(self._model.session.input_names))
             if output.ndim == 3:  # token states: pool as the manifest says
                 output = pool(output, run.attention_mask, spec.pooling, normalize=spec.normalize)

@@ -17,9 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from tokenizers import Tokenizer
 
-from control_plane.models.loading import LoadedModel, load_model
-from control_plane.models.manifest import Manifest
-from control_plane.models.runtime import Device
+from control_plane.models.encoder import ModelEncoder
+from control_plane.models.loading import LoadedModel
 
 # [PAD], [CLS], [SEP], [MASK], [UNK] and the [unused0]…[unused993] slots of the BERT vocabulary.
 _RESERVED = re.compile(r"^\[[A-Za-z0-9_]+\]$")
@@ -56,7 +55,9 @@ def top_terms(
     return {tokens[i]: float(weights[i]) for i in candidates[order]}
 
 
-class SparseEncoder:
+class SparseEncoder(ModelEncoder):
+    role = "sparse"
+
     def __init__(
         self,
         model: LoadedModel,
@@ -66,41 +67,15 @@ class SparseEncoder:
         max_batch: int = 32,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
+        super().__init__(model, max_batch=max_batch, max_tokens=max_tokens)
         defaults = model.spec.sparse
-        self._model = model
         self.top_k = top_k if top_k is not None else (defaults.top_k if defaults else 128)
         self.min_weight = (
             min_weight if min_weight is not None else (defaults.min_weight if defaults else 0.01)
         )
         if self.top_k < 1 or self.min_weight <= 0:
             raise ValueError("top_k must be ≥ 1 and min_weight > 0 (rank_features needs positive weights)")
-        self.max_batch = max_batch
-        self.max_tokens = max_tokens
         self._tokens, self._keep = vocabulary(model.tokenizer.tokenizer)
-
-    @classmethod
-    def load(
-        cls,
-        name: str | None = None,
-        *,
-        manifest: Manifest | None = None,
-        variant: str | None = None,
-        device: Device = "auto",
-        threads: int = 0,
-        top_k: int | None = None,
-        min_weight: float | None = None,
-        max_batch: int = 32,
-    ) -> SparseEncoder:
-        model = load_model(name, "sparse", manifest=manifest, variant=variant, device=device, threads=threads)
-        return cls(model, top_k=top_k, min_weight=min_weight, max_batch=max_batch)
-
-    @property
-    def name(self) -> str:
-        return self._model.spec.name
-
-    @property
-    def model(self) -> LoadedModel:
-        return self._model
 
     def weights(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Full vocabulary weights, one row per text (before any cut)."""

@@ -84,16 +84,18 @@ class BatchTokenizer:
     def runs(self, texts: Sequence[str], max_batch: int, max_tokens: int) -> list[Run]:
         encodings = self.encode(texts)
         plan = plan_runs([len(e.ids) for e in encodings], max_batch, max_tokens)
-        return [self._pad(indices, [encodings[i] for i in indices]) for indices in plan]
+        return [pad_encodings(indices, [encodings[i] for i in indices], self.pad_id) for indices in plan]
 
-    def _pad(self, indices: list[int], encodings: list[Encoding]) -> Run:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.full((len(encodings), width), self.pad_id, dtype=np.int64)
-        mask = np.zeros((len(encodings), width), dtype=np.int64)
-        types = np.zeros((len(encodings), width), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n] = encoding.ids
-            mask[row, :n] = encoding.attention_mask
-            types[row, :n] = encoding.type_ids
-        return Run(indices=indices, input_ids=ids, attention_mask=mask, token_type_ids=types)
+
+def pad_encodings(indices: list[int], encodings: Sequence[Encoding], pad_id: int) -> Run:
+    """One padded run: ids, attention mask and token type ids, right-padded to the longest encoding."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.full((len(encodings), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    types = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, encoding in enumerate(encodings):
+        n = len(encoding.ids)
+        ids[row, :n] = encoding.ids
+        mask[row, :n] = encoding.attention_mask
+        types[row, :n] = encoding.type_ids
+    return Run(indices=indices, input_ids=ids, attention_mask=mask, token_type_ids=types)

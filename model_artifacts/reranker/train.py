@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from control_plane.models.cross_encoder import encode_pairs, pad_encodings
-from control_plane.models.tokenization import BatchTokenizer
+from control_plane.models.cross_encoder import encode_pairs
+from control_plane.models.tokenization import BatchTokenizer, pad_encodings
 from model_artifacts.reranker import checkpoints
 from model_artifacts.reranker.config import TrainConfig, config_by_name
 from model_artifacts.reranker.data import DEFAULT_ROOT, REPO_ROOT, TrainingData, ensure_data, load_data

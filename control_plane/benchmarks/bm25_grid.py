@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from opensearchpy import OpenSearch
 
 from control_plane.benchmarks.fusion_grid import Split, collect
@@ -51,6 +49,8 @@ from control_plane.evaluation.testsets import load_test_set
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
+from control_plane.reports.figures import new_figure, save_figure
+from control_plane.reports.markdown import markdown_table
 
 CACHE_DIR = REPOSITORY_ROOT / ".cache" / "bm25-grid"
 MIN_GAIN = 0.002
@@ -195,24 +195,21 @@ def table(
     configurations: Sequence[str],
 ) -> list[str]:
     splits = list(scored[baseline])
-    head = " | ".join(f"{s} {c} | Δ | p" for s in splits for c in configurations)
-    lines = [
-        f"| setting | {head} | mean hybrid-minmax |",
-        "|---" * (2 + 3 * len(splits) * len(configurations)) + "|",
-    ]
+    header = ["setting"]
+    header += [f"{s} {c}{column}" for s in splits for c in configurations for column in ("", " Δ", " p")]
+    rows = []
     for point in points:
-        cells = []
+        cells = [point.label + (" (current)" if point == baseline else "")]
         for split in splits:
             for configuration in configurations:
                 mine = scored[point][split]
                 base = scored[baseline][split]
                 delta = mine.mean(configuration) - base.mean(configuration)
                 p = _p(base.ndcg[configuration], mine.ndcg[configuration]) if point != baseline else 1.0
-                cells.append(f"{mine.mean(configuration):.4f} | {delta:+.4f} | {p:.3f}")
+                cells += [f"{mine.mean(configuration):.4f}", f"{delta:+.4f}", f"{p:.3f}"]
         mean = sum(scored[point][s].mean("hybrid-minmax") for s in splits) / len(splits)
-        note = " (current)" if point == baseline else ""
-        lines.append(f"| {point.label}{note} | {' | '.join(cells)} | {mean:.4f} |")
-    return lines
+        rows.append([*cells, f"{mean:.4f}"])
+    return markdown_table([*header, "mean hybrid-minmax"], rows)
 
 
 def choose(points: Sequence[Point], scored: Mapping[Point, Mapping[str, Scores]], baseline: Point) -> Point:
@@ -237,8 +234,7 @@ def plot(scored: Mapping[Point, Mapping[str, Scores]], path: Path) -> None:
     """Per split, hybrid-minmax and bm25 nDCG@10 over the (k1, b) grid at the current boosts and depth."""
     grid = [p for p in scored if p.boosts == "current" and p.depths == (100, 100, 100)]
     splits = list(next(iter(scored.values())))
-    figure = Figure(figsize=(5.0 * len(splits), 8.2))
-    FigureCanvasAgg(figure)
+    figure = new_figure(5.0 * len(splits), 8.2)
     for column, split in enumerate(splits):
         for row, configuration in enumerate(("bm25", "hybrid-minmax")):
             axes = figure.add_subplot(2, len(splits), row * len(splits) + column + 1)
@@ -252,8 +248,7 @@ def plot(scored: Mapping[Point, Mapping[str, Scores]], path: Path) -> None:
             axes.set_ylabel("b")
             axes.set_title(f"{split}: {configuration} nDCG@10")
             figure.colorbar(drawn, ax=axes)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def _split_argument(text: str) -> tuple[str, str]:

@@ -29,15 +29,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from control_plane.config.settings import SectionRoutingSettings, Settings, load_settings
 from control_plane.evaluation.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.significance import paired_randomization_test
 from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.opensearch.client import make_client
+from control_plane.reports.figures import new_figure, save_figure
 from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
 from control_plane.search.intent_quality import LabelledQuery, measure_detection
 from control_plane.search.intents import TABLE_FIELD, Boost
@@ -223,8 +221,7 @@ def plot_groups(
 ) -> None:
     """Per-intent nDCG@10 bars, boosts off and on, one panel per fusion method."""
     names = [g for g in group_ids if g.startswith("intent:")]
-    figure = Figure(figsize=(9.5, 3.6 * len(results)))
-    FigureCanvasAgg(figure)
+    figure = new_figure(9.5, 3.6 * len(results))
     for row, (fusion, (off, on)) in enumerate(results.items(), start=1):
         axes = figure.add_subplot(len(results), 1, row)
         xs = range(len(names))
@@ -239,8 +236,7 @@ def plot_groups(
         axes.set_ylim(0, 1)
         axes.set_title(f"{fusion}: per intent", fontsize=10)
         axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,8 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings, load_settings
@@ -52,6 +50,7 @@ from control_plane.query.components import (
     dense_text_clause,
     sparse_text_clause,
 )
+from control_plane.reports.figures import new_figure, save_figure
 
 RANK_CONSTANTS = (10, 20, 40, 60, 80, 100)
 WEIGHT_STEP = 10  # weights in tenths
@@ -206,8 +205,7 @@ def render(
 def plot(scored: Sequence[Scored], path: Path) -> None:
     """Per split, mean nDCG@10 over the weight simplex (bm25 on x, dense on y, splade the rest)."""
     splits = list(next(iter(scored)).ndcg)
-    figure = Figure(figsize=(5.2 * len(splits), 4.4))
-    FigureCanvasAgg(figure)
+    figure = new_figure(5.2 * len(splits), 4.4)
     for position, split in enumerate(splits, start=1):
         axes = figure.add_subplot(1, len(splits), position)
         points = [s for s in scored if s.setting.fusion != "rrf"]
@@ -221,8 +219,7 @@ def plot(scored: Sequence[Scored], path: Path) -> None:
         axes.set_ylabel("dense weight (splade = 1 - bm25 - dense)")
         axes.set_title(f"{split}: min-max nDCG@10")
         figure.colorbar(drawn, ax=axes)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def _split_argument(text: str) -> tuple[str, str]:

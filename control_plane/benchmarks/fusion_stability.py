@@ -30,8 +30,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, load_settings
@@ -55,6 +53,8 @@ from control_plane.evaluation.stability import (
 )
 from control_plane.evaluation.suite import SuitePlan, plan_suite
 from control_plane.opensearch.client import make_client
+from control_plane.reports.figures import new_figure, save_figure
+from control_plane.reports.markdown import markdown_table
 
 METRIC = "ndcg@10"
 DEFAULT_CONFIGURATIONS = "hybrid-rrf,hybrid-minmax,bm25,splade,dense"
@@ -173,16 +173,11 @@ def compare(
 # -- report --------------------------------------------------------------------------------------------
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
 def _degraded(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "0"
 
 
-def stability_table(results: Sequence[ConfigurationStability]) -> list[str]:
+def stabilitymarkdown_table(results: Sequence[ConfigurationStability]) -> list[str]:
     header = [
         "configuration",
         *(LABELS[name] for name in MEASURES),
@@ -200,10 +195,10 @@ def stability_table(results: Sequence[ConfigurationStability]) -> list[str]:
         ]
         for r in results
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows)
 
 
-def stratum_table(results: Sequence[ConfigurationStability], pair_set: PairSet) -> list[str]:
+def stratummarkdown_table(results: Sequence[ConfigurationStability], pair_set: PairSet) -> list[str]:
     counts = {stratum: pair_set.strata.count(stratum) for stratum in STRATA}
     header = ["configuration", "wording", "pairs", *(LABELS[name] for name in MEASURES)]
     rows = [
@@ -211,7 +206,7 @@ def stratum_table(results: Sequence[ConfigurationStability], pair_set: PairSet) 
         for r in results
         for stratum in STRATA
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows)
 
 
 def _stabler(comparison: Comparison, alpha: float) -> str:
@@ -226,7 +221,7 @@ def _stabler(comparison: Comparison, alpha: float) -> str:
     return f"no difference at {alpha} (point estimate: {leader})"
 
 
-def comparison_table(
+def comparisonmarkdown_table(
     comparisons: Sequence[Comparison],
     treatment: ConfigurationStability,
     baseline: ConfigurationStability,
@@ -253,7 +248,7 @@ def comparison_table(
         ]
         for c in comparisons
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows)
 
 
 def example_lines(pair_set: PairSet) -> list[str]:
@@ -330,13 +325,13 @@ def render_report(
         "the wording barely matters; about 1: it matters as much as which need is asked). Mean nDCG@10 "
         "over the distinct paired queries.",
         "",
-        *stability_table(results),
+        *stabilitymarkdown_table(results),
         "",
         f"![stability by configuration]({plot_name})",
         "",
         "## By wording",
         "",
-        *stratum_table(results, pair_set),
+        *stratummarkdown_table(results, pair_set),
         "",
     ]
     if comparisons is not None:
@@ -350,7 +345,7 @@ def render_report(
             'relevance set\'s mean as one independent unit. "Stabler" names a configuration only '
             f"when both p-values are below {header.alpha}.",
             "",
-            *comparison_table(comparisons, treatment, baseline, header.alpha),
+            *comparisonmarkdown_table(comparisons, treatment, baseline, header.alpha),
             "",
         ]
     else:
@@ -375,7 +370,7 @@ def render_report(
 
 def plot(results: Sequence[ConfigurationStability], path: Path) -> None:
     """Three panels: overlap means, metric-spread means, and the ECDF of per-pair RBO@10."""
-    figure = Figure(figsize=(15, 4.6))
+    figure = new_figure(15, 4.6)
     names = [r.name for r in results]
     positions = np.arange(len(names))
     panels = (
@@ -403,9 +398,7 @@ def plot(results: Sequence[ConfigurationStability], path: Path) -> None:
     axes.set_ylabel("share of pairs at or below")
     axes.set_title("per-pair RBO@10 (curve further right = more stable)")
     axes.legend(fontsize="small")
-    FigureCanvasAgg(figure)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 # -- the run ---------------------------------------------------------------------------------------------

@@ -34,8 +34,6 @@ from pathlib import Path
 import lightgbm as lgb
 import numpy as np
 import requests
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import load_settings
@@ -49,6 +47,8 @@ from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.ranker_features import FEATURE_NAMES, LEXICAL_FEATURES, list_features
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
+from control_plane.reports.figures import new_figure, save_figure
+from control_plane.reports.markdown import markdown_table
 
 CACHE_DIR = REPOSITORY_ROOT / ".cache" / "learned-ranker"
 VARIANTS: Mapping[str, tuple[str, ...]] = {"lexical": LEXICAL_FEATURES, "full": FEATURE_NAMES}
@@ -197,12 +197,7 @@ def score(
 def table(split: str, scored: Mapping[str, Mapping[str, float]]) -> list[str]:
     base = scored["fused"]
     queries = sorted(base)
-    lines = [
-        f"### {split} ({len(queries)} queries)",
-        "",
-        "| method | nDCG@10 | Δ vs fused | p |",
-        "|---|---|---|---|",
-    ]
+    rows = []
     for method, values in scored.items():
         mean = sum(values.values()) / max(len(values), 1)
         delta = mean - sum(base.values()) / max(len(base), 1)
@@ -211,8 +206,9 @@ def table(split: str, scored: Mapping[str, Mapping[str, float]]) -> list[str]:
             if method == "fused"
             else paired_randomization_test([base[q] for q in queries], [values[q] for q in queries]).p_value
         )
-        lines.append(f"| {method} | {mean:.4f} | {delta:+.4f} | {p:.3f} |")
-    return lines
+        rows.append([method, f"{mean:.4f}", f"{delta:+.4f}", f"{p:.3f}"])
+    heading = [f"### {split} ({len(queries)} queries)", ""]
+    return heading + markdown_table(["method", "nDCG@10", "Δ vs fused", "p"], rows)
 
 
 def decision(results: Mapping[str, Mapping[str, Mapping[str, float]]], dev: str) -> list[str]:
@@ -239,8 +235,7 @@ def decision(results: Mapping[str, Mapping[str, Mapping[str, float]]], dev: str)
 
 
 def plot(results: Mapping[str, Mapping[str, Mapping[str, float]]], path: Path) -> None:
-    figure = Figure(figsize=(9, 4.2))
-    FigureCanvasAgg(figure)
+    figure = new_figure(9, 4.2)
     axes = figure.add_subplot(1, 1, 1)
     methods = list(next(iter(results.values())))
     width = 0.8 / len(results)
@@ -252,8 +247,7 @@ def plot(results: Mapping[str, Mapping[str, Mapping[str, float]]], path: Path) -
     axes.set_xticks([i + width * (len(results) - 1) / 2 for i in range(len(methods))], methods, rotation=15)
     axes.set_ylabel("nDCG@10 minus the fused order")
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def _split_argument(text: str) -> tuple[str, str]:

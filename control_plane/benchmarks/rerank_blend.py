@@ -29,8 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import load_settings
@@ -41,6 +39,7 @@ from control_plane.evaluation.testsets import load_test_set
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
+from control_plane.reports.figures import new_figure, save_figure
 
 DEFAULT_DEPTHS = (10, 20, 30, 50)
 DEFAULT_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
@@ -136,8 +135,7 @@ def render(points: Sequence[GridPoint], header: list[str], grid: bool = True) ->
 
 
 def plot(points: Sequence[GridPoint], path: Path) -> None:
-    figure = Figure(figsize=(6.4, 4.0))
-    FigureCanvasAgg(figure)
+    figure = new_figure(6.4, 4.0)
     axes = figure.add_subplot()
     for depth in sorted({p.depth for p in points}):
         row = sorted((p for p in points if p.depth == depth), key=lambda p: p.weight)
@@ -146,8 +144,7 @@ def plot(points: Sequence[GridPoint], path: Path) -> None:
     axes.set_ylabel("nDCG@10")
     axes.grid(alpha=0.3)
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -44,8 +44,6 @@ from statistics import fmean
 from typing import Any, TypeVar
 
 import requests
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from control_plane.config.settings import ConfigError, load_settings
@@ -56,6 +54,8 @@ from control_plane.evaluation.stratify import sample_key
 from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.formulas.percentile import PERCENTILE_METHODS, percentile
 from control_plane.query.components import COMPONENT_ORDER, text_hybrid_query
+from control_plane.reports.figures import new_figure, save_figure
+from control_plane.reports.markdown import markdown_table
 from control_plane.search.request import EXCLUDED_SOURCE
 from control_plane.search.spec import DEFAULT_CANDIDATE_DEPTH, SearchSpec
 
@@ -581,11 +581,6 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
 def _pair(values: Sequence[float | None], method: str) -> str:
     present = [v for v in values if v is not None]
     if not present:
@@ -701,7 +696,7 @@ def render_report(run: RunRecord) -> str:
         "",
         "## Index",
         "",
-        *_table(["index", "source", "chunks"], [[i, s, f"{n:,}"] for i, s, n in run.counts_before]),
+        *markdown_table(["index", "source", "chunks"], [[i, s, f"{n:,}"] for i, s, n in run.counts_before]),
         "",
         f"Total {sum(n for _, _, n in run.counts_before):,} chunks"
         + (
@@ -713,7 +708,7 @@ def render_report(run: RunRecord) -> str:
         "",
         "## Latency (ms)",
         "",
-        *_table(
+        *markdown_table(
             ["path", "configuration", "n", "P50", "P95", "P99", "mean", "max", "errors", "degraded"],
             latency_rows(run),
         ),
@@ -725,19 +720,19 @@ def render_report(run: RunRecord) -> str:
         "",
         "## Spec bars (P95)",
         "",
-        *_table(["configuration", "path", "P95 ms", "bar ms", "result"], bar_rows(run)),
+        *markdown_table(["configuration", "path", "P95 ms", "bar ms", "result"], bar_rows(run)),
         "",
         "## Hybrid / bm25-only, same run",
         "",
         *(
-            _table(["path", "ratio", "P50", "P95"], ratio_rows(run))
+            markdown_table(["path", "ratio", "P50", "P95"], ratio_rows(run))
             if ratio_rows(run)
             else ["n/a: no plain bm25 configuration was run."]
         ),
         "",
         "## Where the time goes (ms, P50 / P95 of each column on its own: they do not add up)",
         "",
-        *_table(["path", "configuration", *SPLIT_COLUMNS], split_rows(run)),
+        *markdown_table(["path", "configuration", *SPLIT_COLUMNS], split_rows(run)),
         "",
         "- `direct` **excludes query encoding**: its body carries the vectors /v1/search computed (from "
         "/v1/rewrite, untimed). Add the API's encode column to compare it with `api`; `direct-text` is "
@@ -760,13 +755,13 @@ def render_report(run: RunRecord) -> str:
         lines.append(f"- `{path}` was not run: {reason}")
     if errors:
         lines += ["", "## Errors", ""]
-        lines += _table(
+        lines += markdown_table(
             ["path", "configuration", "error", "count"],
             [[p, c, str(e), str(n)] for (p, c, e), n in errors.most_common(15)],
         )
     if degraded:
         lines += ["", "## Degraded answers", ""]
-        lines += _table(
+        lines += markdown_table(
             ["path", "configuration", "dropped", "count"],
             [[p, c, d, str(n)] for (p, c, d), n in degraded.most_common(15)],
         )
@@ -782,7 +777,7 @@ def render_report(run: RunRecord) -> str:
 
 def plot_ecdf(run: RunRecord, path: Path) -> None:
     """One panel per path: the latency ECDF of each configuration, with the spec's bars."""
-    figure = Figure(figsize=(5.0 * len(run.paths), 4.2))
+    figure = new_figure(5.0 * len(run.paths), 4.2)
     for position, route in enumerate(run.paths, start=1):
         axes = figure.add_subplot(1, len(run.paths), position)
         for configuration in run.configurations:
@@ -799,9 +794,7 @@ def plot_ecdf(run: RunRecord, path: Path) -> None:
         axes.set_title(route)
         axes.grid(alpha=0.3)
         axes.legend(fontsize="small", loc="upper left")
-    FigureCanvasAgg(figure)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
 
 
 def write_samples(samples: Sequence[Sample], path: Path) -> None:

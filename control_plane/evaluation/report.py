@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from control_plane.evaluation.runner import SHARE_CUTOFF, ConfigurationResult, SuiteResult
 from control_plane.evaluation.stratify import Stratification
+from control_plane.reports.figures import new_figure, save_figure
+from control_plane.reports.markdown import markdown_table
 
 METRICS_PLOT = "metric_by_configuration.png"
 QUERY_TYPE_PLOT = "per_query_type.png"
@@ -40,18 +41,13 @@ def _fmt(value: float) -> str:
     return f"{value:.4f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
 def _marked(result: ConfigurationResult, metric: str, alpha: float) -> str:
     """The value, with * when it differs from the baseline at p < alpha."""
     test = result.significance.get(metric)
     return _fmt(result.metrics[metric]) + (" *" if test is not None and test.p_value < alpha else "")
 
 
-def metrics_table(suite: SuiteResult, alpha: float) -> list[str]:
+def metricsmarkdown_table(suite: SuiteResult, alpha: float) -> list[str]:
     header = ["configuration", *suite.metrics, "latency p50 ms", "p95 ms", "degraded queries"]
     rows = [
         [
@@ -63,10 +59,10 @@ def metrics_table(suite: SuiteResult, alpha: float) -> list[str]:
         ]
         for r in suite.results
     ]
-    return _table(header, rows)
+    return markdown_table(header, rows)
 
 
-def significance_table(suite: SuiteResult) -> list[str]:
+def significancemarkdown_table(suite: SuiteResult) -> list[str]:
     rows = [
         [
             r.name,
@@ -78,14 +74,14 @@ def significance_table(suite: SuiteResult) -> list[str]:
         for r in suite.results
         if r.significance
     ]
-    return _table(["configuration", *suite.metrics], rows)
+    return markdown_table(["configuration", *suite.metrics], rows)
 
 
-def query_type_table(suite: SuiteResult, metric: str) -> list[str]:
+def query_typemarkdown_table(suite: SuiteResult, metric: str) -> list[str]:
     types = list(suite.query_type_counts)
     header = ["configuration", *(f"{t} (n={suite.query_type_counts[t]})" for t in types)]
     rows = [[r.name, *(_fmt(r.by_query_type[t][metric]) for t in types)] for r in suite.results]
-    return _table(header, rows)
+    return markdown_table(header, rows)
 
 
 def _share(result: ConfigurationResult, component: str) -> str:
@@ -96,16 +92,20 @@ def _share(result: ConfigurationResult, component: str) -> str:
     return text if overlap is None else f"{text} [{overlap:.3f}]"
 
 
-def share_table(suite: SuiteResult) -> list[str]:
+def sharemarkdown_table(suite: SuiteResult) -> list[str]:
     components = ["bm25", "splade", "dense"]
     rows = [[r.name, *(_share(r, c) for c in components)] for r in suite.results if r.configuration.is_hybrid]
-    return _table(["configuration", *components], rows)
+    return markdown_table(["configuration", *components], rows)
 
 
 def stratification_lines(stratification: Stratification) -> list[str]:
     types = sorted(stratification.population)
     rows = [[t, str(stratification.population[t]), str(stratification.selected.get(t, 0))] for t in types]
-    return [f"Rule: {stratification.rule}.", "", *_table(["query type", "population", "selected"], rows)]
+    return [
+        f"Rule: {stratification.rule}.",
+        "",
+        *markdown_table(["query type", "population", "selected"], rows),
+    ]
 
 
 def _legend_above_bars(axes: Axes, tallest: float, entries: int) -> None:
@@ -117,9 +117,7 @@ def _legend_above_bars(axes: Axes, tallest: float, entries: int) -> None:
 
 
 def _save(figure: Figure, path: Path) -> None:
-    FigureCanvasAgg(figure)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    save_figure(figure, path, dpi=120)
 
 
 def plot_metrics(suite: SuiteResult, path: Path) -> None:
@@ -127,7 +125,7 @@ def plot_metrics(suite: SuiteResult, path: Path) -> None:
     names = [r.name for r in suite.results]
     positions = np.arange(len(names))
     width = 0.8 / len(suite.metrics)
-    figure = Figure(figsize=(max(6.0, 1.1 * len(names) + 2), 4.5))
+    figure = new_figure(max(6.0, 1.1 * len(names) + 2), 4.5)
     axes = figure.add_subplot()
     for index, metric in enumerate(suite.metrics):
         values = [r.metrics[metric] for r in suite.results]
@@ -146,7 +144,7 @@ def plot_query_types(suite: SuiteResult, metric: str, path: Path) -> None:
     types = list(suite.query_type_counts)
     positions = np.arange(len(names))
     width = 0.8 / max(1, len(types))
-    figure = Figure(figsize=(max(6.0, 1.1 * len(names) + 2), 4.5))
+    figure = new_figure(max(6.0, 1.1 * len(names) + 2), 4.5)
     axes = figure.add_subplot()
     for index, query_type in enumerate(types):
         values = [r.by_query_type.get(query_type, {}).get(metric, 0.0) for r in suite.results]
@@ -193,7 +191,7 @@ def render_report(
         if suite.baseline
         else "No baseline configuration: no significance test.",
         "",
-        *metrics_table(suite, alpha),
+        *metricsmarkdown_table(suite, alpha),
         "",
         f"![metric by configuration]({METRICS_PLOT})",
         "",
@@ -205,13 +203,13 @@ def render_report(
             "Mean per-query difference (configuration minus baseline) and its p-value, uncorrected "
             "for the number of configurations.",
             "",
-            *significance_table(suite),
+            *significancemarkdown_table(suite),
             "",
         ]
     lines += [
         f"## {primary} by query type",
         "",
-        *query_type_table(suite, primary),
+        *query_typemarkdown_table(suite, primary),
         "",
         f"![per query type]({QUERY_TYPE_PLOT})",
         "",
@@ -223,7 +221,7 @@ def render_report(
         f"the component's own top {SHARE_CUTOFF} when it ran alone in this suite. Shares can sum to more "
         "than 1 (a document found by several components counts for each).",
         "",
-        *share_table(suite),
+        *sharemarkdown_table(suite),
         "",
     ]
     if stratification is not None:

@@ -1,0 +1,1 @@
+"""What every report shares: markdown tables and saved figures (the evaluation report and each benchmark)."""

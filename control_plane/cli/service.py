@@ -36,30 +36,32 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _service(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.inference import daemon
+    from control_plane import background
 
     if args.action == "start":
         try:
-            url, started = daemon.start(args.port)
+            url, started = background.start(args.port)
             print(f"inference service {'started' if started else 'already running'} at {url}")
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CLUSTER
     else:
-        print("inference service stopped" if daemon.stop() else "no inference service was running")
+        print("inference service stopped" if background.stop() else "no inference service was running")
     return 0
 
 
 def _api(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.inference import daemon
+    from control_plane import background
 
     if args.action == "stop":
-        print("control API stopped" if daemon.stop(API_STATE_DIR) else "no control API was running")
+        print("control API stopped" if background.stop(API_STATE_DIR) else "no control API was running")
         return 0
     port = args.port if args.port is not None else settings.api.port
     extra = ("--config", args.config) if args.config else ()
     try:
-        url, started = daemon.start(port, API_STATE_DIR, 60.0, module="control_plane.api", extra_args=extra)
+        url, started = background.start(
+            port, API_STATE_DIR, 60.0, module="control_plane.api", extra_args=extra
+        )
     except RuntimeError as exc:
         print(
             f"error: {exc} (is OpenSearch up? `make node-up`; settings from --config or ${ENV_CONFIG_FILE})",

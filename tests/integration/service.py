@@ -11,9 +11,9 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
+from control_plane import background
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
-from control_plane.inference import daemon
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
@@ -28,11 +28,11 @@ def free_port() -> int:
 def running_service(timeout_s: float = 120.0) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as state:
         state_dir = Path(state)
-        url, _ = daemon.start(free_port(), state_dir=state_dir, timeout_s=timeout_s)
+        url, _ = background.start(free_port(), state_dir=state_dir, timeout_s=timeout_s)
         try:
             yield url
         finally:
-            daemon.stop(state_dir)
+            background.stop(state_dir)
 
 
 @contextmanager

@@ -1,7 +1,8 @@
 """Start and stop a project service in the background (pid file + log file), for `make run`: the
 inference service by default, the control API with ``module="control_plane.api"``.
 
-Production runs them under a service manager instead; this is the local, no-init-system form.
+Production runs them under a service manager instead; this is the local, no-init-system form, used by
+the CLI (`biohybrid service`, `biohybrid api`) and the integration tests for both services.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
+
 DEFAULT_STATE_DIR = Path(".local") / "inference"
+
+
+class ServiceStartError(BiohybridError, RuntimeError):
+    """A background service did not become ready; the message carries its last log lines."""
 
 
 def is_ready(url: str) -> bool:
@@ -55,7 +62,7 @@ def start(
             break
         time.sleep(0.5)
     tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
-    raise RuntimeError(f"{module} did not become ready on {url}; last log lines:\n{tail}")
+    raise ServiceStartError(f"{module} did not become ready on {url}; last log lines:\n{tail}")
 
 
 def stop(state_dir: Path = DEFAULT_STATE_DIR) -> bool:

@@ -41,16 +41,16 @@ from control_plane.evaluation.exact import (
     configuration_chunks,
     to_documents,
 )
-from control_plane.evaluation.metrics import ndcg_at_k, recall_at_k
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
 from control_plane.evaluation.snapshot import analyze, cached_snapshot, snapshot_key
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.locations import REPOSITORY_ROOT
+from control_plane.measures.metrics import ndcg_at_k, recall_at_k
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
+from control_plane.testsets.catalog import load_test_set
 
 CACHE_DIR = REPOSITORY_ROOT / ".cache" / "bm25-grid"
 MIN_GAIN = 0.002

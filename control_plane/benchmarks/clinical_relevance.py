@@ -30,10 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from control_plane.config.settings import SectionRoutingSettings, Settings, load_settings
-from control_plane.evaluation.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
-from control_plane.evaluation.testsets import Query, load_test_set
+from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.opensearch.client import make_client
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
@@ -44,6 +43,7 @@ from control_plane.search.routing import route_chunks, topical_records
 from control_plane.search.sections import fetch_sections
 from control_plane.search.service import SearchService
 from control_plane.search.spec import Filters, FusionMethod, SearchSpec
+from control_plane.testsets.catalog import Query, load_test_set
 
 FUSIONS: tuple[FusionMethod, ...] = ("rrf", "weighted")
 FETCH_DOCUMENTS = 10  # sections are fetched for this many topical records (>= any max_documents tried)

@@ -41,10 +41,9 @@ from control_plane.evaluation.exact import (
     runs_from_components,
     to_documents,
 )
-from control_plane.evaluation.metrics import Run, evaluate, per_query
 from control_plane.evaluation.snapshot import BM25_FIELDS, analyze, cached_snapshot
-from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.locations import RESOURCES_DIR
+from control_plane.measures.metrics import Run, evaluate, per_query
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
 from control_plane.opensearch.client import make_client
@@ -58,6 +57,7 @@ from control_plane.query.components import (
 )
 from control_plane.resources.catalog import render_params
 from control_plane.resources.render import render
+from control_plane.testsets.catalog import Query, load_test_set
 
 METRICS = ("ndcg@10", "recall@100")
 GAP_LIMIT = 0.005

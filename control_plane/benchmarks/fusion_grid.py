@@ -38,10 +38,9 @@ from control_plane.evaluation.exact import (
     configuration_chunks,
     to_documents,
 )
-from control_plane.evaluation.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import (
@@ -51,6 +50,7 @@ from control_plane.query.components import (
     sparse_text_clause,
 )
 from control_plane.reports.figures import new_figure, save_figure
+from control_plane.testsets.catalog import load_test_set
 
 RANK_CONSTANTS = (10, 20, 40, 60, 80, 100)
 WEIGHT_STEP = 10  # weights in tenths

@@ -5,7 +5,7 @@ one information need, beside the single components, as markdown with one plot.
         --test-set scifact/train --configurations hybrid-rrf,hybrid-minmax,bm25,splade,dense \\
         --out model_artifacts/reports/fusion-stability.md
 
-Pairs come from the test set's qrels (control_plane.evaluation.stability: identical relevant sets,
+Pairs come from the test set's qrels (control_plane.measures.stability: identical relevant sets,
 different words, at most --max-pairs-per-set per set). Only the queries in pairs are searched, each
 once per configuration, through the evaluation's runner and SearchService retriever (the path of
 `biohybrid evaluate`: document level, the evaluation settings' depth, candidate depth, budgets and
@@ -36,8 +36,9 @@ from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, load_set
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.runner import ConfigurationResult, EvaluationError, SuiteResult, run_suite
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
-from control_plane.evaluation.significance import PairedTest, paired_randomization_test
-from control_plane.evaluation.stability import (
+from control_plane.evaluation.suite import SuitePlan, plan_suite
+from control_plane.measures.significance import PairedTest, paired_randomization_test
+from control_plane.measures.stability import (
     HIGHER_IS_STABLER,
     MEASURES,
     NEAR_DUPLICATE_OVERLAP,
@@ -51,7 +52,6 @@ from control_plane.evaluation.stability import (
     within_pair_variance_share,
     word_overlap,
 )
-from control_plane.evaluation.suite import SuitePlan, plan_suite
 from control_plane.opensearch.client import make_client
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
@@ -339,7 +339,7 @@ def render_report(
         lines += [
             f"## {COMPARED[0]} vs {COMPARED[1]}, paired",
             "",
-            f"Two-sided paired randomization test (control_plane.evaluation.significance, "
+            f"Two-sided paired randomization test (control_plane.measures.significance, "
             f"{header.permutations} sign patterns, seed {header.seed}) on the per-pair values, RRF minus "
             "min-max. Pairs of one relevance set share queries, so the test is also run with each "
             'relevance set\'s mean as one independent unit. "Stabler" names a configuration only '
@@ -472,7 +472,7 @@ def _search(plan: SuitePlan, retriever: SearchServiceRetriever, depth: int, quie
 
 def main(argv: list[str] | None = None) -> int:
     from control_plane.evaluation.settings import load_evaluation_settings
-    from control_plane.evaluation.testsets import load_test_set
+    from control_plane.testsets.catalog import load_test_set
 
     args = _arguments(argv)
     started_at = datetime.now(UTC)

@@ -37,18 +37,18 @@ import requests
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.metrics import Qrels, ndcg_at_k
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
 from control_plane.evaluation.snapshot import snapshot_key
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.locations import REPOSITORY_ROOT
+from control_plane.measures.metrics import Qrels, ndcg_at_k
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.models.ranker_features import FEATURE_NAMES, LEXICAL_FEATURES, list_features
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
+from control_plane.testsets.catalog import load_test_set
 
 CACHE_DIR = REPOSITORY_ROOT / ".cache" / "learned-ranker"
 VARIANTS: Mapping[str, tuple[str, ...]] = {"lexical": LEXICAL_FEATURES, "full": FEATURE_NAMES}

@@ -26,13 +26,13 @@ from pathlib import Path
 from control_plane.benchmarks.fusion_grid import Setting, Split, collect, per_query_ndcg, weight_grid
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import COMPONENT_ORDER
 from control_plane.search.boosting import intent_config, intent_config_path
 from control_plane.search.intents import detect_intents
 from control_plane.search.query_types import QueryType, classify_query
+from control_plane.testsets.catalog import load_test_set
 
 CHUNK_LEVEL = ("clinical/",)
 

@@ -32,14 +32,14 @@ import requests
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.evaluation.report import describe_machine
-from control_plane.evaluation.significance import paired_randomization_test
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
+from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
+from control_plane.measures.significance import paired_randomization_test
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
+from control_plane.testsets.catalog import load_test_set
 
 DEFAULT_DEPTHS = (10, 20, 30, 50)
 DEFAULT_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)

@@ -50,14 +50,14 @@ from control_plane.config.settings import ConfigError, load_settings
 from control_plane.errors import BiohybridError
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.settings import load_evaluation_settings
-from control_plane.evaluation.stratify import sample_key
-from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.formulas.percentile import PERCENTILE_METHODS, percentile
 from control_plane.query.components import COMPONENT_ORDER, text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 from control_plane.search.request import EXCLUDED_SOURCE
 from control_plane.search.spec import DEFAULT_CANDIDATE_DEPTH, SearchSpec
+from control_plane.testsets.catalog import Query, load_test_set
+from control_plane.testsets.stratify import sample_key
 
 DEFAULT_CONFIGURATIONS = "bm25,hybrid-rrf,hybrid-minmax,hybrid-rrf+rerank"
 DEFAULT_QUERY_SETS = "nfcorpus/dev,nfcorpus/train"

@@ -86,9 +86,9 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.evaluation.settings import load_evaluation_settings
     from control_plane.evaluation.store import EvalRunStore, RunContext
     from control_plane.evaluation.suite import execute, plan_suite, record
-    from control_plane.evaluation.testsets import write_trec_run
     from control_plane.evaluation.versions import collect_versions
     from control_plane.opensearch.client import make_client
+    from control_plane.testsets.catalog import write_trec_run
 
     if args.no_store and args.mark_baseline:
         print("error: --mark-baseline needs the run stored: drop --no-store", file=sys.stderr)

@@ -28,11 +28,11 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from control_plane.evaluation.metrics import Run, rank_documents
 from control_plane.evaluation.snapshot import FieldStatistics, IndexSnapshot, TermMatrix
 from control_plane.formulas.bm25 import bm25_idf
 from control_plane.fusion.minmax import weighted_min_max
 from control_plane.fusion.rrf import rrf_scores
+from control_plane.measures.metrics import Run, rank_documents
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
 
 ChunkScores = dict[str, float]

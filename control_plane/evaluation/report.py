@@ -17,9 +17,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from control_plane.evaluation.runner import SHARE_CUTOFF, ConfigurationResult, SuiteResult
-from control_plane.evaluation.stratify import Stratification
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
+from control_plane.testsets.stratify import Stratification
 
 METRICS_PLOT = "metric_by_configuration.png"
 QUERY_TYPE_PLOT = "per_query_type.png"

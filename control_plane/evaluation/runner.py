@@ -30,10 +30,10 @@ from typing import Protocol
 
 from control_plane.errors import BiohybridError
 from control_plane.evaluation.configurations import EvalConfiguration
-from control_plane.evaluation.metrics import Run, per_query, rank_documents
 from control_plane.evaluation.query_sets import EvaluationSet
-from control_plane.evaluation.significance import PairedTest, paired_test_by_query
 from control_plane.formulas.percentile import percentile
+from control_plane.measures.metrics import Run, per_query, rank_documents
+from control_plane.measures.significance import PairedTest, paired_test_by_query
 from control_plane.query.components import COMPONENT_ORDER
 
 SHARE_CUTOFF = 10

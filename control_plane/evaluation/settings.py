@@ -22,8 +22,8 @@ from control_plane.config.settings import (
     read_yaml_mapping,
 )
 from control_plane.evaluation.configurations import EvalConfiguration, resolve_configurations
-from control_plane.evaluation.metrics import metric_by_name
 from control_plane.locations import CONFIG_DIR
+from control_plane.measures.metrics import metric_by_name
 
 EVALUATION_FILE = CONFIG_DIR / "evaluation.yaml"
 ENV_EVALUATION_FILE = "BIOHYBRID_EVAL_CONFIG"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from control_plane.evaluation.metrics import ndcg_at_k
+from control_plane.measures.metrics import ndcg_at_k
 
 
 def pairwise_auc(scores: Sequence[Sequence[float]], labels: Sequence[Sequence[int]]) -> float:

@@ -22,11 +22,11 @@ from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings
 from control_plane.evaluation.api import EvaluateRequest, evaluate
-from control_plane.evaluation.metrics import ndcg_at_k
 from control_plane.evaluation.settings import load_evaluation_settings
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.measures.metrics import ndcg_at_k
 from control_plane.query.components import text_hybrid_query
 from control_plane.search.service import SearchService
+from control_plane.testsets.catalog import load_test_set
 
 pytestmark = pytest.mark.integration
 

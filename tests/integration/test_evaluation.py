@@ -22,15 +22,15 @@ from control_plane.cli import evaluate as evaluate_command
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.evaluation.api import EvaluateRequest, evaluate
 from control_plane.evaluation.gauges import EvaluationGauges
-from control_plane.evaluation.metrics import evaluate as mean_metrics
 from control_plane.evaluation.settings import EVALUATION_FILE, EvaluationSettings, load_evaluation_settings
-from control_plane.evaluation.slices import SliceSpec, build_slice
 from control_plane.evaluation.store import EvalRunStore
-from control_plane.evaluation.testsets import read_qrels, read_trec_run
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
+from control_plane.measures.metrics import evaluate as mean_metrics
 from control_plane.search.service import SearchService
+from control_plane.testsets.catalog import read_qrels, read_trec_run
+from control_plane.testsets.slices import SliceSpec, build_slice
 
 pytestmark = pytest.mark.integration
 

@@ -21,7 +21,6 @@ from control_plane.benchmarks.exact_reference import PIPELINE_FILES, inline_pipe
 from control_plane.config.settings import Settings
 from control_plane.evaluation.exact import ChunkScores, ExactIndex, FusionParameters, fuse
 from control_plane.evaluation.snapshot import BM25_FIELDS, IndexSnapshot, analyze, take_snapshot
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.query.components import (
     COMPONENT_ORDER,
     bm25_clause,
@@ -29,6 +28,7 @@ from control_plane.query.components import (
     hybrid_query,
     sparse_tokens_clause,
 )
+from control_plane.testsets.catalog import load_test_set
 
 pytestmark = pytest.mark.integration
 

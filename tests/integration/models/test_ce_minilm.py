@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.models import CrossEncoderScorer
+from control_plane.testsets.catalog import load_test_set
 from model_artifacts.reranker.bm25 import Bm25
 from model_artifacts.reranker.ranking import pair_order_agreement, pairwise_auc
 

@@ -24,7 +24,7 @@ from control_plane.benchmarks.search_latency import (
     text_request,
 )
 from control_plane.evaluation.configurations import EvalConfiguration
-from control_plane.evaluation.testsets import Query
+from control_plane.testsets.catalog import Query
 
 BM25 = EvalConfiguration(name="bm25", components=("bm25",))
 RRF = EvalConfiguration(name="hybrid-rrf", components=("bm25", "splade", "dense"))

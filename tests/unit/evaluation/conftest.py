@@ -8,7 +8,7 @@ import pytest
 
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.runner import ConfigurationResult, SuiteResult
-from control_plane.evaluation.significance import PairedTest
+from control_plane.measures.significance import PairedTest
 
 
 def _result(

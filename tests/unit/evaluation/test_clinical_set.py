@@ -19,9 +19,9 @@ from control_plane.evaluation.clinical_set.build import (
 from control_plane.evaluation.clinical_set.judgments import MIN_ANSWER_WORDS, answer_words, answers, judge
 from control_plane.evaluation.clinical_set.records import Record, to_record
 from control_plane.evaluation.clinical_set.templates import BANKS, INTENTS
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.ingestion.chunking import Chunk
 from control_plane.ingestion.parsers import parse_documents
+from control_plane.testsets.catalog import load_test_set
 
 FOLDER = project_testsets_root() / "clinical"
 REBUILD = "rebuild it with `python -m control_plane.evaluation.clinical_set --out testsets/clinical`"

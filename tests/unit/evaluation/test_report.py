@@ -6,7 +6,7 @@ from pathlib import Path
 
 from control_plane.evaluation.report import METRICS_PLOT, QUERY_TYPE_PLOT, describe_machine, write_report
 from control_plane.evaluation.runner import SuiteResult
-from control_plane.evaluation.stratify import Stratification
+from control_plane.testsets.stratify import Stratification
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -19,7 +19,7 @@ from control_plane.evaluation.runner import (
     strictly_decreasing,
     top_overlap,
 )
-from control_plane.evaluation.testsets import Query
+from control_plane.testsets.catalog import Query
 
 BM25 = EvalConfiguration(name="bm25", components=("bm25",))
 DENSE = EvalConfiguration(name="dense", components=("dense",))

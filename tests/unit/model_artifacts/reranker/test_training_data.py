@@ -7,9 +7,9 @@ import itertools
 import pytest
 
 from control_plane.datasets_root import datasets_root
-from control_plane.evaluation.testsets import load_test_set
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
+from control_plane.testsets.catalog import load_test_set
 from model_artifacts.reranker.config import CONFIGS, SOURCES, DataSettings, config_by_name
 from model_artifacts.reranker.data import held_out_guard, medline_pairs
 from model_artifacts.reranker.pairs import LeakageGuard, normalise_query

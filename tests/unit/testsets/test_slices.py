@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.evaluation.slices import SliceSpec, build_slice, draw_queries
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.testsets.catalog import load_test_set
+from control_plane.testsets.slices import SliceSpec, build_slice, draw_queries
 
 
 def test_draw_queries_takes_only_small_judged_sets_and_is_seeded() -> None:

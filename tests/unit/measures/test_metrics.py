@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import pytest
 import pytrec_eval
 
-from control_plane.evaluation.metrics import (
+from control_plane.measures.metrics import (
     Qrels,
     Run,
     average_precision,
@@ -23,7 +23,7 @@ from control_plane.evaluation.metrics import (
     rank_documents,
     recall_at_k,
 )
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.testsets.catalog import load_test_set
 
 # One query, three relevant documents (d1 grade 2, d2 and d4 grade 1), d3 judged non-relevant.
 JUDGMENTS = {"d1": 2, "d2": 1, "d3": 0, "d4": 1}

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from control_plane.datasets_root import DATASETS_DIR_ENV_VAR as DATASETS_DIR_ENV
 from control_plane.datasets_root import PROJECT_TESTSETS_DIR_ENV_VAR, datasets_root, project_testsets_root
-from control_plane.evaluation.metrics import Qrels, Run, rank_documents
+from control_plane.measures.metrics import Qrels, Run, rank_documents
 
 _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
     "nfcorpus/train": ("nfcorpus", "train"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.evaluation.stability import (
+from control_plane.measures.stability import (
     PairRule,
     StabilityParameters,
     group_means,

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from control_plane.evaluation.significance import (
+from control_plane.measures.significance import (
     holm_adjust,
     paired_randomization_test,
     paired_test_by_query,

@@ -19,8 +19,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from control_plane.evaluation.metrics import Qrels
-from control_plane.evaluation.testsets import load_test_set
+from control_plane.measures.metrics import Qrels
+from control_plane.testsets.catalog import load_test_set
 
 
 @dataclass(frozen=True)

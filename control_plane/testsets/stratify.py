@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from control_plane.evaluation.testsets import Query
+from control_plane.testsets.catalog import Query
 
 STRATIFICATION_RULE = (
     "queries of {sources} with >= 1 relevant document, typed by classify_query "

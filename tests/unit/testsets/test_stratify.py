@@ -8,9 +8,9 @@ import pytest
 
 from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.evaluation.settings import StratifiedSetSettings
-from control_plane.evaluation.stratify import sample_key, stratify
-from control_plane.evaluation.testsets import Query, load_test_set
 from control_plane.search.query_types import classify_query
+from control_plane.testsets.catalog import Query, load_test_set
+from control_plane.testsets.stratify import sample_key, stratify
 
 QUERIES = [Query(f"q{i}", f"text {i}") for i in range(1, 8)]
 TYPES = {"q1": "a", "q2": "b", "q3": "a", "q4": "a", "q5": "b", "q6": "c", "q7": "a"}

@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from control_plane.evaluation.metrics import Qrels, Ranking, Run, rank_documents
+from control_plane.measures.metrics import Qrels, Ranking, Run, rank_documents
 
 Pair = tuple[str, str]
 """Two query ids, the smaller first (plain string order)."""

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from control_plane.datasets_root import datasets_root
-from control_plane.evaluation.metrics import Run
-from control_plane.evaluation.testsets import (
+from control_plane.measures.metrics import Run
+from control_plane.testsets.catalog import (
     DATASETS_DIR_ENV,
     KNOWN_TEST_SET_IDS,
     Document,

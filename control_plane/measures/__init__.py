@@ -1,0 +1,1 @@
+"""Pure retrieval measures: metrics per query and over a run, paired significance, ranking stability."""

@@ -65,7 +65,7 @@ class Captured:
 
     query: Query
     fused: list[ChunkResult]
-    boosts: list[Boost]
+    boosts: Sequence[Boost]
     sections: list[ChunkResult]
     # The fused chunks searched only in trials (eligibility detected: the restrict_to_sources switch).
     trials_only: list[ChunkResult] | None = None

@@ -4,15 +4,16 @@ the boosts. The service applies them after fusion, inside the records the query 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from control_plane.config.settings import Settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.search.intents import (
     Boost,
+    DetectedIntent,
     IntentConfig,
     detect_intents,
     intents_from_override,
@@ -26,12 +27,12 @@ TABULAR = "tabular"
 
 @dataclass(frozen=True)
 class IntentPlan:
-    """The spec to search with (filters possibly narrowed by an intent), the detected intents (as
-    plain dicts for the response) and the boosts to route with (empty: no routing)."""
+    """The spec to search with (filters possibly narrowed by an intent), the detected intents and the
+    boosts to route with (empty: no routing)."""
 
     spec: SearchSpec
-    intents: list[dict[str, Any]] = field(default_factory=list)
-    boosts: list[Boost] = field(default_factory=list)
+    intents: tuple[DetectedIntent, ...] = ()
+    boosts: tuple[Boost, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -54,17 +55,12 @@ def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
     manual_tabular = bool(spec.query_intent) and TABULAR in (spec.query_intent or [])
     boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if spec.boosts else []
     narrowed = _restrict_sources(spec, detected, config) if spec.boosts else spec
-    return IntentPlan(
-        spec=narrowed,
-        intents=[
-            {"name": i.name, "confidence": round(i.confidence, 4), "matched": list(i.matched)}
-            for i in detected
-        ],
-        boosts=boosts,
-    )
+    return IntentPlan(spec=narrowed, intents=tuple(detected), boosts=tuple(boosts))
 
 
-def _restrict_sources(spec: SearchSpec, detected: list[Any], config: IntentConfig) -> SearchSpec:
+def _restrict_sources(
+    spec: SearchSpec, detected: Sequence[DetectedIntent], config: IntentConfig
+) -> SearchSpec:
     """An intent configured with ``restrict_to_sources`` (eligibility -> ctgov) narrows the source
     filter, unless the request already filters sources itself."""
     if spec.filters.source:

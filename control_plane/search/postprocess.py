@@ -26,17 +26,21 @@ def shape_results(
     if spec.granularity == "document":
         documents = _documents(ordered)[page]
         if spec.highlight:
-            for document in documents:
-                document.chunks = [_highlighted(c, spec.query) for c in document.chunks]
+            documents = [
+                d.model_copy(update={"chunks": [_highlighted(c, spec.query) for c in d.chunks]})
+                for d in documents
+            ]
         return documents
     selected = ordered[page]
     return [_highlighted(c, spec.query) for c in selected] if spec.highlight else selected
 
 
 def _highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
+    """A copy of ``chunk`` with the query's highlight offsets (the fused result itself stays as it was)."""
     spans = highlight_spans(chunk.text, query)
-    chunk.highlights = [Highlight(start=s.start, end=s.end, text=s.text) for s in spans]
-    return chunk
+    return chunk.model_copy(
+        update={"highlights": [Highlight(start=s.start, end=s.end, text=s.text) for s in spans]}
+    )
 
 
 def _to_hit(

@@ -33,7 +33,7 @@ from control_plane.search.degradation import (
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
-from control_plane.search.intents import Boost
+from control_plane.search.intents import Boost, DetectedIntent
 from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_types import classify_query
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
@@ -133,7 +133,7 @@ class SearchService:
     def plan(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchPlan:
         spec = self.resolve(spec)
         intents = plan_intents(spec, self.settings)
-        query_type = str(classify_query(spec.query, [i["name"] for i in intents.intents]))
+        query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
         encode_started = time.perf_counter()
         encodings, components, errors, encode_ms = self._encode(spec)
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
@@ -254,7 +254,7 @@ class SearchService:
             reranked=reranked,
             reranker_model=self.settings.models.rerank if reranked else None,
             reranker_error=execution.reranker_error,
-            intents=[IntentInfo(**i) for i in plan.intents.intents],
+            intents=[intent_info(i) for i in plan.intents.intents],
             boosts=[boost_info(b) for b in plan.intents.boosts],
             total_candidates=len(hits),
             from_=spec.from_,
@@ -337,6 +337,10 @@ def _timed(call: Any) -> Any:
         return call(), time.perf_counter() - started
 
     return run
+
+
+def intent_info(intent: DetectedIntent) -> IntentInfo:
+    return IntentInfo(name=intent.name, confidence=round(intent.confidence, 4), matched=list(intent.matched))
 
 
 def boost_info(boost: Boost) -> BoostInfo:

@@ -1,4 +1,4 @@
-"""ClinicalTrials.gov API v2 JSON (``protocolSection``/``resultsSection``) -> :class:`TrialRecord`.
+"""ClinicalTrials.gov API v2 JSON (``protocolSection``/``resultsSection``) as a field map.
 
 camelCase keys, plain lists, enum values (``PHASE2``, ``RANDOMIZED``) rendered in registry wording, and
 markdown-escaped free text unescaped.
@@ -7,20 +7,17 @@ markdown-escaped free text unescaped.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from control_plane.ingestion.parsers.ctgov_record import (
-    AdverseEvent,
-    AdverseEvents,
-    Arm,
-    Intervention,
-    OutcomeResult,
-    PlannedOutcome,
-    ResultRow,
-    TrialRecord,
-    format_measurement,
+from control_plane.ingestion.parsers.ctgov_json import (
+    AdverseEventsMap,
+    ArmsMap,
+    OutcomeResultsMap,
+    PlannedOutcomesMap,
+    TrialJsonMap,
+    read_trial,
 )
-from control_plane.ingestion.parsers.json_access import JsonObject, get, objects, strings, text
+from control_plane.ingestion.parsers.ctgov_record import TrialRecord
+from control_plane.ingestion.parsers.json_access import JsonObject
 from control_plane.ingestion.textnorm import unescape_markdown
 
 
@@ -35,168 +32,125 @@ def humanize(value: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _v2_outcome_result(measure: JsonObject) -> OutcomeResult:
-    rows: list[ResultRow] = []
-    for klass in objects(measure, "classes"):
-        for category in objects(klass, "categories"):
-            label = " / ".join(p for p in (text(klass, "title"), text(category, "title")) if p)
-            values = tuple(
-                (
-                    text(m, "groupId"),
-                    format_measurement(
-                        text(m, "value"), text(m, "spread"), text(m, "lowerLimit"), text(m, "upperLimit")
-                    ),
-                )
-                for m in objects(category, "measurements")
-            )
-            rows.append(ResultRow(label, values))
-    return OutcomeResult(
-        outcome_type=humanize(text(measure, "type")),
-        title=text(measure, "title"),
-        description=unescape_markdown(text(measure, "description")),
-        time_frame=text(measure, "timeFrame"),
-        units=text(measure, "unitOfMeasure"),
-        param=humanize(text(measure, "paramType")),
-        groups=tuple((text(g, "id"), text(g, "title")) for g in objects(measure, "groups")),
-        rows=tuple(rows),
-    )
-
-
-def _v2_events(module: Any, key: str) -> tuple[AdverseEvent, ...]:
-    return tuple(
-        AdverseEvent(
-            text(event, "organSystem"),
-            text(event, "term"),
-            tuple(
-                (text(s, "groupId"), text(s, "numAffected"), text(s, "numAtRisk"))
-                for s in objects(event, "stats")
-            ),
-        )
-        for event in objects(module, key)
-    )
-
-
-def _v2_adverse_events(results: Any) -> AdverseEvents | None:
-    module = get(results, "adverseEventsModule")
-    if not isinstance(module, dict):
-        return None
-    return AdverseEvents(
-        groups=tuple((text(g, "id"), text(g, "title")) for g in objects(module, "eventGroups")),
-        serious=_v2_events(module, "seriousEvents"),
-        other=_v2_events(module, "otherEvents"),
-        description=unescape_markdown(text(module, "description")),
-        time_frame=text(module, "timeFrame"),
-        frequency_threshold=text(module, "frequencyThreshold"),
-    )
+API_V2 = TrialJsonMap(
+    source_format="api_v2_json",
+    protocol="protocolSection",
+    derived="derivedSection",
+    results="resultsSection",
+    texts={
+        "nct_id": (("identificationModule", "nctId"), "plain"),
+        "brief_title": (("identificationModule", "briefTitle"), "plain"),
+        "official_title": (("identificationModule", "officialTitle"), "plain"),
+        "acronym": (("identificationModule", "acronym"), "plain"),
+        "org_study_id": (("identificationModule", "orgStudyIdInfo", "id"), "plain"),
+        "overall_status": (("statusModule", "overallStatus"), "enum"),
+        "sponsor": (("sponsorCollaboratorsModule", "leadSponsor", "name"), "plain"),
+        "brief_summary": (("descriptionModule", "briefSummary"), "prose"),
+        "detailed_description": (("descriptionModule", "detailedDescription"), "prose"),
+        "study_type": (("designModule", "studyType"), "enum"),
+        "eligibility_criteria": (("eligibilityModule", "eligibilityCriteria"), "prose"),
+    },
+    string_lists={
+        "nct_aliases": (("identificationModule", "nctIdAliases"), "plain"),
+        "conditions": (("conditionsModule", "conditions"), "plain"),
+        "keywords": (("conditionsModule", "keywords"), "plain"),
+        "phases": (("designModule", "phases"), "enum"),
+    },
+    secondary_ids=(("identificationModule", "secondaryIdInfos"), "id"),
+    condition_mesh=(("conditionBrowseModule", "meshes"), "term"),
+    intervention_mesh=(("interventionBrowseModule", "meshes"), "term"),
+    enrollment=(("designModule", "enrollmentInfo", "count"), ("designModule", "enrollmentInfo", "type")),
+    design_info=("designModule", "designInfo"),
+    design={
+        "allocation": ("allocation",),
+        "intervention_model": ("interventionModel",),
+        "primary_purpose": ("primaryPurpose",),
+        "masking": ("maskingInfo", "masking"),
+        "observational_model": ("observationalModel",),
+        "time_perspective": ("timePerspective",),
+    },
+    eligibility=("eligibilityModule",),
+    eligibility_facts={
+        "sex": "sex",
+        "minimum_age": "minimumAge",
+        "maximum_age": "maximumAge",
+        "healthy_volunteers": "healthyVolunteers",
+        "sampling_method": "samplingMethod",
+        "study_population": "studyPopulation",
+    },
+    status=("statusModule",),
+    dates={
+        "first_posted": ("studyFirstPostDateStruct", "date"),
+        "first_submitted": ("studyFirstSubmitDate",),
+        "start": ("startDateStruct", "date"),
+        "primary_completion": ("primaryCompletionDateStruct", "date"),
+        "completion": ("completionDateStruct", "date"),
+        "last_update_posted": ("lastUpdatePostDateStruct", "date"),
+        "results_first_posted": ("resultsFirstPostDateStruct", "date"),
+    },
+    arms=ArmsMap(
+        module=("armsInterventionsModule",),
+        arms=("armGroups",),
+        label="label",
+        arm_type="type",
+        description="description",
+        intervention_names=("interventionNames",),
+        interventions=("interventions",),
+        intervention_type="type",
+        intervention_name="name",
+        intervention_description="description",
+        arm_group_labels=("armGroupLabels",),
+        other_names=("otherNames",),
+    ),
+    planned=PlannedOutcomesMap(
+        items=("outcomesModule", "{category}Outcomes"),
+        measure="measure",
+        description="description",
+        time_frame="timeFrame",
+    ),
+    outcome_results=OutcomeResultsMap(
+        measures=("resultsSection", "outcomeMeasuresModule", "outcomeMeasures"),
+        outcome_type="type",
+        title="title",
+        description="description",
+        time_frame="timeFrame",
+        units="unitOfMeasure",
+        param="paramType",
+        groups=("groups",),
+        group_id="id",
+        group_title="title",
+        classes=("classes",),
+        class_title="title",
+        categories=("categories",),
+        category_title="title",
+        measurements=("measurements",),
+        measurement_group="groupId",
+        value="value",
+        spread="spread",
+        lower="lowerLimit",
+        upper="upperLimit",
+    ),
+    adverse_events=AdverseEventsMap(
+        module=("adverseEventsModule",),
+        groups=("eventGroups",),
+        group_id="id",
+        group_title="title",
+        events=("{prefix}Events",),
+        organ_system="organSystem",
+        term="term",
+        stats=("stats",),
+        stats_group="groupId",
+        affected="numAffected",
+        at_risk="numAtRisk",
+        description="description",
+        time_frame="timeFrame",
+        frequency_threshold="frequencyThreshold",
+    ),
+    enum=humanize,
+    prose=unescape_markdown,
+)
 
 
 def trial_from_v2(study: JsonObject) -> TrialRecord:
     """Map one API v2 study; raises ``ValueError`` without an NCT id."""
-    protocol = get(study, "protocolSection")
-    nct_id = text(protocol, "identificationModule", "nctId")
-    if not nct_id:
-        raise ValueError("no protocolSection.identificationModule.nctId")
-    ident, status = get(protocol, "identificationModule"), get(protocol, "statusModule")
-    design, arms = get(protocol, "designModule"), get(protocol, "armsInterventionsModule")
-    eligibility, derived = get(protocol, "eligibilityModule"), get(study, "derivedSection")
-    design_info = get(design, "designInfo")
-    enrollment = text(design, "enrollmentInfo", "count")
-    enrollment_type = humanize(text(design, "enrollmentInfo", "type"))
-    outcomes = get(protocol, "outcomesModule")
-    return TrialRecord(
-        nct_id=nct_id,
-        brief_title=text(ident, "briefTitle"),
-        official_title=text(ident, "officialTitle"),
-        acronym=text(ident, "acronym"),
-        org_study_id=text(ident, "orgStudyIdInfo", "id"),
-        secondary_ids=tuple(text(item, "id") for item in objects(ident, "secondaryIdInfos")),
-        nct_aliases=strings(ident, "nctIdAliases"),
-        overall_status=humanize(text(status, "overallStatus")),
-        sponsor=text(protocol, "sponsorCollaboratorsModule", "leadSponsor", "name"),
-        brief_summary=unescape_markdown(text(protocol, "descriptionModule", "briefSummary")),
-        detailed_description=unescape_markdown(text(protocol, "descriptionModule", "detailedDescription")),
-        conditions=strings(protocol, "conditionsModule", "conditions"),
-        keywords=strings(protocol, "conditionsModule", "keywords"),
-        condition_mesh_terms=tuple(
-            text(m, "term") for m in objects(derived, "conditionBrowseModule", "meshes")
-        ),
-        intervention_mesh_terms=tuple(
-            text(m, "term") for m in objects(derived, "interventionBrowseModule", "meshes")
-        ),
-        study_type=humanize(text(design, "studyType")),
-        phases=tuple(humanize(p) for p in strings(design, "phases")),
-        design={
-            name: humanize(value)
-            for name, value in (
-                ("allocation", text(design_info, "allocation")),
-                ("intervention_model", text(design_info, "interventionModel")),
-                ("primary_purpose", text(design_info, "primaryPurpose")),
-                ("masking", text(design_info, "maskingInfo", "masking")),
-                ("observational_model", text(design_info, "observationalModel")),
-                ("time_perspective", text(design_info, "timePerspective")),
-            )
-            if value
-        },
-        enrollment=f"{enrollment} ({enrollment_type})" if enrollment and enrollment_type else enrollment,
-        arms=tuple(
-            Arm(
-                text(arm, "label"),
-                humanize(text(arm, "type")),
-                unescape_markdown(text(arm, "description")),
-                strings(arm, "interventionNames"),
-            )
-            for arm in objects(arms, "armGroups")
-        ),
-        interventions=tuple(
-            Intervention(
-                humanize(text(item, "type")),
-                text(item, "name"),
-                unescape_markdown(text(item, "description")),
-                strings(item, "armGroupLabels"),
-                strings(item, "otherNames"),
-            )
-            for item in objects(arms, "interventions")
-        ),
-        planned_outcomes=tuple(
-            PlannedOutcome(
-                category,
-                text(item, "measure"),
-                unescape_markdown(text(item, "description")),
-                text(item, "timeFrame"),
-            )
-            for category in ("primary", "secondary", "other")
-            for item in objects(outcomes, f"{category}Outcomes")
-        ),
-        eligibility_criteria=unescape_markdown(text(eligibility, "eligibilityCriteria")),
-        eligibility_facts={
-            name: humanize(value)
-            for name, key in (
-                ("sex", "sex"),
-                ("minimum_age", "minimumAge"),
-                ("maximum_age", "maximumAge"),
-                ("healthy_volunteers", "healthyVolunteers"),
-                ("sampling_method", "samplingMethod"),
-                ("study_population", "studyPopulation"),
-            )
-            if (value := text(eligibility, key))
-        },
-        dates={
-            name: value
-            for name, keys in (
-                ("first_posted", ("studyFirstPostDateStruct", "date")),
-                ("first_submitted", ("studyFirstSubmitDate",)),
-                ("start", ("startDateStruct", "date")),
-                ("primary_completion", ("primaryCompletionDateStruct", "date")),
-                ("completion", ("completionDateStruct", "date")),
-                ("last_update_posted", ("lastUpdatePostDateStruct", "date")),
-                ("results_first_posted", ("resultsFirstPostDateStruct", "date")),
-            )
-            if (value := text(status, *keys))
-        },
-        outcome_results=tuple(
-            _v2_outcome_result(m)
-            for m in objects(study, "resultsSection", "outcomeMeasuresModule", "outcomeMeasures")
-        ),
-        adverse_events=_v2_adverse_events(get(study, "resultsSection")),
-        source_format="api_v2_json",
-    )
+    return read_trial(study, API_V2)

@@ -97,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{time.monotonic() - started:.0f} s.",
         f"Model {settings.models.rerank} (weight {settings.models.rerank_model_weight}), pipeline "
         f"{args.pipeline} on {args.index}, {len(search_ms)} {args.test_set} queries (one warm-up not "
-        "counted). A reranked search costs the search plus the rerank call (OpenSearch adds its processor's own small overhead).",
+        "counted). A reranked search costs the search plus the rerank call (OpenSearch adds its "
+        "processor's own small overhead).",
         "",
         *markdown_table(["step", "n", "P50 ms", "P95 ms"], rows),
         "",

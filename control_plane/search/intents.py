@@ -28,7 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from control_plane.config.settings import describe_errors
-from control_plane.errors import BiohybridError
+from control_plane.errors import BiohybridError, ClientError
 from control_plane.ingestion.intents import IntentHint
 from control_plane.locations import CONFIG_DIR
 from control_plane.search.highlights import Atom, atoms, find_sequence
@@ -45,7 +45,7 @@ class IntentConfigError(BiohybridError, ValueError):
     """The intents file is missing or invalid; the message names the key."""
 
 
-class UnknownIntentError(BiohybridError, ValueError):
+class UnknownIntentError(ClientError, ValueError):
     """An intent name that the configuration does not define; the message lists the valid ones."""
 
 

@@ -133,8 +133,18 @@ def rerank_request(body: Any, limits: Limits) -> RerankRequest:
     blended = depth is not None or data.get("model_weight") is not None
     if depth is not None and depth > limits.max_items:
         raise RequestError(TOO_LARGE, f"'depth' is {depth}; the limit is {limits.max_items} scored documents")
+    raw = data.get("documents")
+    if isinstance(raw, list):
+        empty = [i for i, item in enumerate(raw) if isinstance(item, str) and not item.strip()]
+        if empty:
+            raise RequestError(
+                BAD_REQUEST,
+                f"'documents[{empty[0]}]' is empty ({len(empty)} of {len(raw)} documents): OpenSearch's "
+                "rerank processor sends each hit's `text` from _source, so a search through a -rerank "
+                'pipeline must keep `text` in its _source (e.g. "_source": ["doc_id", "text"])',
+            )
     documents = _texts(
-        data.get("documents"),
+        raw,
         "documents",
         limits,
         limits.max_items * BLEND_DOCUMENTS_FACTOR if blended else limits.max_items,

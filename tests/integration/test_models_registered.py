@@ -8,6 +8,7 @@ import pytest
 from integration.names import session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
 
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
@@ -169,3 +170,23 @@ def test_rerank_pipeline_orders_by_the_services_blend_and_keeps_the_tail(
     assert [h["_id"] for h in hits] == [fused_hits[i]["_id"] for i in order]
     assert [h["_score"] for h in hits] == pytest.approx([expected[i] for i in order], abs=1e-6)
     assert [h["_id"] for h in hits[depth:]] == [h["_id"] for h in fused_hits[depth:]]
+
+
+def test_a_rerank_search_without_text_in_source_says_why_it_failed(
+    client: OpenSearch, index: str, encoder: ModelChunkEncoder
+) -> None:
+    """The rerank processor sends each hit's `text` from _source: left out, the service's 400 (which
+    OpenSearch passes on) names the cause and the fix instead of a bare "'documents[0]' is empty"."""
+    chunks = [c for d in parse_documents("ctgov") for c in chunk(d, "section")][:20]
+    assert not index_batch(client, index, chunks, encoder).failures
+    client.indices.refresh(index=index)
+    text = "serious adverse events"
+    body = {
+        "size": 5,
+        "_source": ["doc_id"],
+        "query": hybrid_query({"bm25": bm25_clause(text)}),
+        "ext": {"rerank": {"query_context": {"query_text": text}}},
+    }
+    with pytest.raises(TransportError) as caught:
+        client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)
+    assert "keep `text` in its _source" in str(caught.value)

@@ -80,3 +80,12 @@ def test_bad_rerank_bodies(body: Any, names: str) -> None:
     with pytest.raises(RequestError) as caught:
         rerank_request(body, LIMITS)
     assert caught.value.status == 400 and names in caught.value.message
+
+
+def test_empty_rerank_documents_say_that_text_was_left_out_of_source() -> None:
+    """What a -rerank pipeline queried with a _source without `text` sends (the processor finds no text)."""
+    with pytest.raises(RequestError) as caught:
+        rerank_request({"query": "q", "documents": ["", "", "d"]}, LIMITS)
+    message = caught.value.message
+    assert caught.value.status == 400 and message.startswith("'documents[0]' is empty (2 of 3 documents)")
+    assert "keep `text` in its _source" in message

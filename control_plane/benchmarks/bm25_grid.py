@@ -31,6 +31,7 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
+from control_plane.benchmarks.arguments import non_test_split
 from control_plane.benchmarks.fusion_grid import Split, collect
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.exact import (
@@ -45,7 +46,7 @@ from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.snapshot import analyze, cached_snapshot, snapshot_key
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.measures.metrics import ndcg_at_k, recall_at_k
-from control_plane.measures.significance import paired_randomization_test
+from control_plane.measures.significance import paired_test_by_query
 from control_plane.opensearch.client import make_client
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
 from control_plane.reports.figures import new_figure, save_figure
@@ -184,8 +185,7 @@ def score(prepared: Prepared, point: Point, fusion: FusionParameters, depth: int
 
 
 def _p(baseline: Mapping[str, float], other: Mapping[str, float]) -> float:
-    queries = sorted(baseline)
-    return paired_randomization_test([baseline[q] for q in queries], [other[q] for q in queries]).p_value
+    return paired_test_by_query(baseline, other).p_value
 
 
 def table(
@@ -251,20 +251,13 @@ def plot(scored: Mapping[Point, Mapping[str, Scores]], path: Path) -> None:
     save_figure(figure, path)
 
 
-def _split_argument(text: str) -> tuple[str, str]:
-    test_set, _, index = text.partition("=")
-    if not index or "/test" in test_set:
-        raise argparse.ArgumentTypeError(f"expected TEST_SET=INDEX on a non-test split, got {text!r}")
-    return test_set, index
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
         "--split",
-        type=_split_argument,
+        type=non_test_split,
         action="append",
         required=True,
         help="TEST_SET=INDEX, repeatable (dev/train splits only: settings are never chosen on test)",

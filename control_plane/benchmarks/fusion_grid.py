@@ -30,6 +30,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from control_plane.benchmarks.arguments import non_test_split
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.exact import (
     ChunkScores,
@@ -222,20 +223,13 @@ def plot(scored: Sequence[Scored], path: Path) -> None:
     save_figure(figure, path)
 
 
-def _split_argument(text: str) -> tuple[str, str]:
-    test_set, _, index = text.partition("=")
-    if not index or "/test" in test_set or test_set.endswith(":test"):
-        raise argparse.ArgumentTypeError(f"expected TEST_SET=INDEX on a non-test split, got {text!r}")
-    return test_set, index
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
         "--split",
-        type=_split_argument,
+        type=non_test_split,
         action="append",
         required=True,
         help="TEST_SET=INDEX, repeatable (dev/train splits only: settings are never chosen on test)",

@@ -36,16 +36,17 @@ import numpy as np
 import requests
 from opensearchpy import OpenSearch
 
+from control_plane.benchmarks.arguments import non_test_split
+from control_plane.benchmarks.rerank_blend import fused_and_scored
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.snapshot import snapshot_key
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.measures.metrics import Qrels, ndcg_at_k
-from control_plane.measures.significance import paired_randomization_test
+from control_plane.measures.significance import paired_test_by_query
 from control_plane.models.ranker_features import FEATURE_NAMES, LEXICAL_FEATURES, list_features
 from control_plane.opensearch.client import make_client
-from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 from control_plane.testsets.catalog import load_test_set
@@ -98,17 +99,10 @@ def collect(
     out = []
     session = requests.Session()
     for number, (query_id, text) in enumerate(queries, start=1):
-        body = {"size": depth, "_source": ["doc_id", "text"], "query": text_hybrid_query(text)}
-        hits = client.search(index=index, params={"search_pipeline": pipeline}, body=body)["hits"]["hits"]
+        hits, scores = fused_and_scored(
+            client, index, pipeline, session, f"{service_url}/v1/rerank/{model}", text, depth, depth
+        )
         texts = [h["_source"]["text"] for h in hits]
-        scores = [0.0] * len(texts)
-        if texts:
-            answer = session.post(
-                f"{service_url}/v1/rerank/{model}", json={"query": text, "documents": texts}
-            )
-            answer.raise_for_status()
-            for item in answer.json():
-                scores[item["index"]] = float(item["relevance_score"])
         out.append(Candidates(query_id, text, [h["_source"]["doc_id"] for h in hits], texts, scores))
         if number % 100 == 0:
             print(f"  {label}: {number}/{len(queries)} queries", file=sys.stderr)
@@ -196,18 +190,13 @@ def score(
 
 def table(split: str, scored: Mapping[str, Mapping[str, float]]) -> list[str]:
     base = scored["fused"]
-    queries = sorted(base)
     rows = []
     for method, values in scored.items():
         mean = sum(values.values()) / max(len(values), 1)
         delta = mean - sum(base.values()) / max(len(base), 1)
-        p = (
-            1.0
-            if method == "fused"
-            else paired_randomization_test([base[q] for q in queries], [values[q] for q in queries]).p_value
-        )
+        p = 1.0 if method == "fused" else paired_test_by_query(base, values).p_value
         rows.append([method, f"{mean:.4f}", f"{delta:+.4f}", f"{p:.3f}"])
-    heading = [f"### {split} ({len(queries)} queries)", ""]
+    heading = [f"### {split} ({len(base)} queries)", ""]
     return heading + markdown_table(["method", "nDCG@10", "Δ vs fused", "p"], rows)
 
 
@@ -223,8 +212,7 @@ def decision(results: Mapping[str, Mapping[str, Mapping[str, float]]], dev: str)
     blend = next(m for m in results[dev] if m.startswith("ce blend"))
     for method in (m for m in results[dev] if m.startswith("ranker")):
         base = results[dev]["fused"]
-        queries = sorted(base)
-        p = paired_randomization_test([base[q] for q in queries], [results[dev][method][q] for q in queries])
+        p = paired_test_by_query(base, results[dev][method])
         wins = mean(dev, method) > max(mean(dev, "fused"), mean(dev, blend)) and p.p_value < 0.05
         losses = [s for s in results if s != dev and mean(s, method) < mean(s, "fused")]
         verdict = "ships" if wins and not losses else "not shipped"
@@ -250,26 +238,19 @@ def plot(results: Mapping[str, Mapping[str, Mapping[str, float]]], path: Path) -
     save_figure(figure, path)
 
 
-def _split_argument(text: str) -> tuple[str, str]:
-    test_set, _, index = text.partition("=")
-    if not index or "/test" in test_set:
-        raise argparse.ArgumentTypeError(f"expected TEST_SET=INDEX on a non-test split, got {text!r}")
-    return test_set, index
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--train", type=_split_argument, required=True, help="TEST_SET=INDEX the ranker learns from"
+        "--train", type=non_test_split, required=True, help="TEST_SET=INDEX the ranker learns from"
     )
     parser.add_argument(
         "--train-queries", type=int, default=800, help="train queries used (a fixed sample by id hash)"
     )
-    parser.add_argument("--dev", type=_split_argument, required=True, help="TEST_SET=INDEX that chooses")
+    parser.add_argument("--dev", type=non_test_split, required=True, help="TEST_SET=INDEX that chooses")
     parser.add_argument(
-        "--check", type=_split_argument, action="append", default=[], help="other splits, reported"
+        "--check", type=non_test_split, action="append", default=[], help="other splits, reported"
     )
     parser.add_argument(
         "--check-queries", type=int, help="queries per check split (a fixed sample by id hash; default all)"

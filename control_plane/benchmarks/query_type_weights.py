@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from control_plane.benchmarks.arguments import non_test_split
 from control_plane.benchmarks.fusion_grid import Setting, Split, collect, per_query_ndcg, weight_grid
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
@@ -127,7 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--split", action="append", required=True, help="TEST_SET=INDEX on a dev split")
+    parser.add_argument(
+        "--split", type=non_test_split, action="append", required=True, help="TEST_SET=INDEX on a dev split"
+    )
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -135,10 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     client = make_client(settings.opensearch)
     splits: list[Split] = []
     types: dict[str, dict[str, str]] = defaultdict(dict)
-    for text in args.split:
-        test_set, _, index = text.partition("=")
-        if not index or test_set.endswith("/test"):
-            parser.error(f"expected TEST_SET=INDEX on a non-test split, got {text!r}")
+    for test_set, index in args.split:
         split = collect(client, settings, test_set, index, args.depth)
         splits.append(at_chunk_level(split) if test_set.startswith(CHUNK_LEVEL) else split)
         types[test_set] = query_types(test_set)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import requests
 from opensearchpy import OpenSearch
@@ -63,6 +64,33 @@ class GridPoint:
     per_query: dict[str, float]
 
 
+def fused_and_scored(
+    client: OpenSearch,
+    index: str,
+    pipeline: str,
+    session: requests.Session,
+    rerank_url: str,
+    text: str,
+    size: int,
+    scored: int,
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """The pipeline's fused top ``size`` hits for the plain-text query (``doc_id`` and ``text`` in their
+    _source) and the served model's raw scores of the first ``scored`` of them, from the endpoint
+    OpenSearch's rerank processor calls."""
+    body = {"size": size, "_source": ["doc_id", "text"], "query": text_hybrid_query(text)}
+    hits: list[dict[str, Any]] = client.search(index=index, params={"search_pipeline": pipeline}, body=body)[
+        "hits"
+    ]["hits"]
+    texts = [h["_source"]["text"] for h in hits[:scored]]
+    scores = [0.0] * len(texts)
+    if texts:
+        answer = session.post(rerank_url, json={"query": text, "documents": texts})
+        answer.raise_for_status()
+        for item in answer.json():
+            scores[item["index"]] = float(item["relevance_score"])
+    return hits, scores
+
+
 def collect(
     client: OpenSearch,
     index: str,
@@ -76,17 +104,9 @@ def collect(
     out = []
     session = requests.Session()
     for number, (query_id, text) in enumerate(queries, start=1):
-        body = {"size": candidates, "_source": ["doc_id", "text"], "query": text_hybrid_query(text)}
-        hits = client.search(index=index, params={"search_pipeline": pipeline}, body=body)["hits"]["hits"]
-        texts = [h["_source"]["text"] for h in hits[:depth]]
-        scores = [0.0] * len(texts)
-        if texts:
-            answer = session.post(
-                f"{service_url}/v1/rerank/{model}", json={"query": text, "documents": texts}
-            )
-            answer.raise_for_status()
-            for item in answer.json():
-                scores[item["index"]] = float(item["relevance_score"])
+        hits, scores = fused_and_scored(
+            client, index, pipeline, session, f"{service_url}/v1/rerank/{model}", text, candidates, depth
+        )
         out.append(Candidates(query_id, [h["_source"]["doc_id"] for h in hits], scores))
         if number % 50 == 0:
             print(f"  {number}/{len(queries)} queries", file=sys.stderr)

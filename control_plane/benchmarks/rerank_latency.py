@@ -33,7 +33,7 @@ from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
-from control_plane.testsets.catalog import load_test_set
+from control_plane.testsets.catalog import is_test_split, load_test_set
 
 DEPTHS = (10, 20, 30, 50)
 
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--depths", default=",".join(str(d) for d in DEPTHS))
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    if "/test" in args.test_set:
+    if is_test_split(args.test_set):
         parser.error("latency is measured on non-test queries")
     depths = [int(d) for d in args.depths.split(",")]
     settings = load_settings()

@@ -56,7 +56,7 @@ from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 from control_plane.search.request import EXCLUDED_SOURCE
 from control_plane.search.spec import DEFAULT_CANDIDATE_DEPTH, SearchSpec
-from control_plane.testsets.catalog import Query, load_test_set
+from control_plane.testsets.catalog import Query, is_test_split, load_test_set
 from control_plane.testsets.stratify import sample_key
 
 DEFAULT_CONFIGURATIONS = "bm25,hybrid-rrf,hybrid-minmax,hybrid-rrf+rerank"
@@ -500,7 +500,7 @@ def cpu_model() -> str:
 def load_queries(test_set_ids: Sequence[str]) -> list[Query]:
     """The texts of train/dev splits; a test split is refused (it is for quality reports only)."""
     for test_set_id in test_set_ids:
-        if test_set_id.endswith(("/test", ":test")):
+        if is_test_split(test_set_id):
             raise UsageError(f"{test_set_id!r} is a test split: latency queries come from train/dev only")
     return [query for test_set_id in test_set_ids for query in load_test_set(test_set_id).queries()]
 

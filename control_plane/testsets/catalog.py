@@ -237,3 +237,9 @@ def _check_token(value: str, what: str) -> None:
     """TREC files are whitespace-separated, so an empty value or one with spaces would corrupt them."""
     if not value or any(character.isspace() for character in value):
         raise ValueError(f"{what} {value!r} must be non-empty and contain no whitespace")
+
+
+def is_test_split(test_set_id: str) -> bool:
+    """Whether an id names a test split (``nfcorpus/test``, ``<folder>:test``): for quality reports only,
+    never for choosing settings or timing queries."""
+    return "/test" in test_set_id or test_set_id.endswith(":test")

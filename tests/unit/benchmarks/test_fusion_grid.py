@@ -1,11 +1,10 @@
 """The fusion grid's pure parts: the weight simplex, scoring one split by hand, refusing test splits."""
 
-import argparse
 import math
 
 import pytest
 
-from control_plane.benchmarks.fusion_grid import Setting, Split, _split_argument, per_query_ndcg, weight_grid
+from control_plane.benchmarks.fusion_grid import Setting, Split, per_query_ndcg, weight_grid
 
 # One query whose only relevant document is d1; c1..c3 are chunks of d1..d3.
 SPLIT = Split(
@@ -45,10 +44,3 @@ def test_rrf_ranks_it_second() -> None:
     # c2: 1/62 + 1/61 + 1/61, c1: 1/61 + 1/62, c3: 1/62
     ndcg, _ = per_query_ndcg(SPLIT, Setting("rrf", k=60), depth=100)
     assert ndcg["q"] == pytest.approx(1 / math.log2(3))
-
-
-def test_settings_are_never_chosen_on_a_test_split() -> None:
-    assert _split_argument("nfcorpus/dev=chunks-nfcorpus") == ("nfcorpus/dev", "chunks-nfcorpus")
-    for bad in ("nfcorpus/test=chunks-nfcorpus", "nfcorpus/dev"):
-        with pytest.raises(argparse.ArgumentTypeError):
-            _split_argument(bad)

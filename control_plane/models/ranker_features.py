@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from control_plane.formulas.bm25 import bm25_idf
+from control_plane.fusion.rerank_blend import model_ranks
+from control_plane.fusion.rrf import DEFAULT_RANK_CONSTANT
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _STOPWORD_TEXT = (
@@ -23,7 +25,6 @@ _STOPWORD_TEXT = (
     "we our not no but can may than these those their there been into also"
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-RANK_CONSTANT = 60
 LOCAL_K1, LOCAL_B = 0.9, 0.4
 
 LEXICAL_FEATURES: tuple[str, ...] = (
@@ -70,14 +71,6 @@ def local_bm25(query: Sequence[str], documents: Sequence[Sequence[str]]) -> list
     return scores
 
 
-def _ranks(scores: Sequence[float]) -> list[int]:
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-    ranks = [0] * len(scores)
-    for rank, i in enumerate(order, start=1):
-        ranks[i] = rank
-    return ranks
-
-
 def list_features(
     query: str, documents: Sequence[str], model_scores: Sequence[float] | None = None
 ) -> list[tuple[float, ...]]:
@@ -91,7 +84,7 @@ def list_features(
     tokens = [tokenize(d) for d in documents]
     bm25 = local_bm25(query_tokens, tokens)
     scores = list(model_scores) if model_scores is not None else [0.0] * len(documents)
-    ranks = _ranks(scores)
+    ranks = model_ranks(scores)
     best = max(scores, default=0.0)
     mean = sum(scores) / len(scores) if scores else 0.0
     spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores)) if scores else 0.0
@@ -109,7 +102,7 @@ def list_features(
         rows.append(
             (
                 float(position),
-                1.0 / (RANK_CONSTANT + position),
+                1.0 / (DEFAULT_RANK_CONSTANT + position),
                 coverage,
                 bigrams,
                 lexical,

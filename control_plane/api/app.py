@@ -25,12 +25,12 @@ from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
 from control_plane.api.responses import json_response
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.schedule import start_evaluation_schedule
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
-from control_plane.opensearch.client import make_client
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService, boost_info
 from control_plane.search.spec import SearchSpec

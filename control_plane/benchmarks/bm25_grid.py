@@ -33,6 +33,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.benchmarks.arguments import non_test_split
 from control_plane.benchmarks.fusion_grid import Split, collect
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.exact import (
     ChunkScores,
@@ -47,7 +48,6 @@ from control_plane.evaluation.snapshot import analyze, cached_snapshot, snapshot
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.measures.metrics import ndcg_at_k, recall_at_k
 from control_plane.measures.significance import paired_test_by_query
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import BM25_FIELD_BOOSTS, COMPONENT_ORDER
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import SectionRoutingSettings, Settings, load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.opensearch.client import make_client
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
 from control_plane.search.intent_quality import LabelledQuery, measure_detection

@@ -29,6 +29,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.exact import (
     CONFIGURATIONS,
@@ -46,7 +47,6 @@ from control_plane.locations import RESOURCES_DIR
 from control_plane.measures.metrics import Run, evaluate, per_query
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import (
     COMPONENT_ORDER,
     DENSE_FIELD,

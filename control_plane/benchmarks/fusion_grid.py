@@ -31,6 +31,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from control_plane.benchmarks.arguments import non_test_split
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.exact import (
     ChunkScores,
@@ -43,7 +44,6 @@ from control_plane.evaluation.report import describe_machine
 from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.measures.significance import paired_randomization_test
 from control_plane.mlcommons.registry import deployed_model_ids
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import (
     COMPONENT_ORDER,
     bm25_clause,

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from opensearchpy import OpenSearch
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.runner import ConfigurationResult, EvaluationError, SuiteResult, run_suite
@@ -52,7 +53,6 @@ from control_plane.measures.stability import (
     within_pair_variance_share,
     word_overlap,
 )
-from control_plane.opensearch.client import make_client
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 
@@ -177,7 +177,7 @@ def _degraded(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "0"
 
 
-def stabilitymarkdown_table(results: Sequence[ConfigurationStability]) -> list[str]:
+def stability_table(results: Sequence[ConfigurationStability]) -> list[str]:
     header = [
         "configuration",
         *(LABELS[name] for name in MEASURES),
@@ -198,7 +198,7 @@ def stabilitymarkdown_table(results: Sequence[ConfigurationStability]) -> list[s
     return markdown_table(header, rows)
 
 
-def stratummarkdown_table(results: Sequence[ConfigurationStability], pair_set: PairSet) -> list[str]:
+def stratum_table(results: Sequence[ConfigurationStability], pair_set: PairSet) -> list[str]:
     counts = {stratum: pair_set.strata.count(stratum) for stratum in STRATA}
     header = ["configuration", "wording", "pairs", *(LABELS[name] for name in MEASURES)]
     rows = [
@@ -221,7 +221,7 @@ def _stabler(comparison: Comparison, alpha: float) -> str:
     return f"no difference at {alpha} (point estimate: {leader})"
 
 
-def comparisonmarkdown_table(
+def comparison_table(
     comparisons: Sequence[Comparison],
     treatment: ConfigurationStability,
     baseline: ConfigurationStability,
@@ -325,13 +325,13 @@ def render_report(
         "the wording barely matters; about 1: it matters as much as which need is asked). Mean nDCG@10 "
         "over the distinct paired queries.",
         "",
-        *stabilitymarkdown_table(results),
+        *stability_table(results),
         "",
         f"![stability by configuration]({plot_name})",
         "",
         "## By wording",
         "",
-        *stratummarkdown_table(results, pair_set),
+        *stratum_table(results, pair_set),
         "",
     ]
     if comparisons is not None:
@@ -345,7 +345,7 @@ def render_report(
             'relevance set\'s mean as one independent unit. "Stabler" names a configuration only '
             f"when both p-values are below {header.alpha}.",
             "",
-            *comparisonmarkdown_table(comparisons, treatment, baseline, header.alpha),
+            *comparison_table(comparisons, treatment, baseline, header.alpha),
             "",
         ]
     else:

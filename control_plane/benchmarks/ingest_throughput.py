@@ -19,6 +19,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.encode import ModelChunkEncoder
@@ -26,7 +27,6 @@ from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
-from control_plane.opensearch.client import make_client
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,6 +38,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.benchmarks.arguments import non_test_split
 from control_plane.benchmarks.rerank_blend import fused_and_scored
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.snapshot import snapshot_key
@@ -46,7 +47,6 @@ from control_plane.locations import REPOSITORY_ROOT
 from control_plane.measures.metrics import Qrels, ndcg_at_k
 from control_plane.measures.significance import paired_test_by_query
 from control_plane.models.ranker_features import FEATURE_NAMES, LEXICAL_FEATURES, list_features
-from control_plane.opensearch.client import make_client
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 from control_plane.testsets.catalog import load_test_set

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import ConfigError, load_settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
-from control_plane.opensearch.client import make_client
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,10 +25,10 @@ from pathlib import Path
 
 from control_plane.benchmarks.arguments import non_test_split
 from control_plane.benchmarks.fusion_grid import Setting, Split, collect, per_query_ndcg, weight_grid
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import COMPONENT_ORDER
 from control_plane.search.boosting import intent_config, intent_config_path
 from control_plane.search.intents import detect_intents

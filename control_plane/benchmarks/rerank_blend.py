@@ -32,12 +32,12 @@ from typing import Any
 import requests
 from opensearchpy import OpenSearch
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.testsets.catalog import load_test_set

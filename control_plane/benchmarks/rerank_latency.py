@@ -26,10 +26,10 @@ from pathlib import Path
 
 import requests
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.formulas.percentile import percentile
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import text_hybrid_query
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table

@@ -80,6 +80,7 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
+    from control_plane.cluster.client import make_client
     from control_plane.evaluation.api import result_of
     from control_plane.evaluation.runner import EvaluationError
     from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
@@ -87,7 +88,6 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.evaluation.store import EvalRunStore, RunContext
     from control_plane.evaluation.suite import execute, plan_suite, record
     from control_plane.evaluation.versions import collect_versions
-    from control_plane.opensearch.client import make_client
     from control_plane.testsets.catalog import write_trec_run
 
     if args.no_store and args.mark_baseline:

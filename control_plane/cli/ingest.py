@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.mlcommons.registry import deployed_model_ids
-from control_plane.opensearch.client import make_client
 
 
 def add_parsers(commands: Subcommands) -> None:

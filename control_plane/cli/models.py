@@ -7,12 +7,12 @@ import json
 import sys
 
 from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import Settings
 from control_plane.mlcommons.registry import models_status, register_models
 from control_plane.models.fetch import FetchError, fetch_model, maven_models
 from control_plane.models.manifest import load_manifest
-from control_plane.opensearch.client import make_client
 from control_plane.resources.catalog import load_resources
 
 

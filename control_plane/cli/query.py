@@ -6,8 +6,8 @@ import argparse
 import json
 
 from control_plane.cli.common import Subcommands
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
-from control_plane.opensearch.client import make_client
 
 
 def add_parsers(commands: Subcommands) -> None:

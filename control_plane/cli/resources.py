@@ -6,10 +6,10 @@ import argparse
 import json
 
 from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources, current_resources, verify_resources
 from control_plane.cluster.status import read_status
 from control_plane.config.settings import Settings
-from control_plane.opensearch.client import make_client
 
 
 def add_parsers(commands: Subcommands) -> None:

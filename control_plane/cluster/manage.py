@@ -8,10 +8,10 @@ from enum import StrEnum
 
 from opensearchpy import OpenSearch
 
+from control_plane.cluster.resources_api import get_resource, put_resource
 from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
 from control_plane.mlcommons.registry import deployed_model_ids
-from control_plane.opensearch.resources_api import get_resource, put_resource
 from control_plane.resources.catalog import Resource, load_resources
 from control_plane.resources.drift import Difference, diff
 

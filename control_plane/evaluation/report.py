@@ -47,7 +47,7 @@ def _marked(result: ConfigurationResult, metric: str, alpha: float) -> str:
     return _fmt(result.metrics[metric]) + (" *" if test is not None and test.p_value < alpha else "")
 
 
-def metricsmarkdown_table(suite: SuiteResult, alpha: float) -> list[str]:
+def metrics_table(suite: SuiteResult, alpha: float) -> list[str]:
     header = ["configuration", *suite.metrics, "latency p50 ms", "p95 ms", "degraded queries"]
     rows = [
         [
@@ -62,7 +62,7 @@ def metricsmarkdown_table(suite: SuiteResult, alpha: float) -> list[str]:
     return markdown_table(header, rows)
 
 
-def significancemarkdown_table(suite: SuiteResult) -> list[str]:
+def significance_table(suite: SuiteResult) -> list[str]:
     rows = [
         [
             r.name,
@@ -77,7 +77,7 @@ def significancemarkdown_table(suite: SuiteResult) -> list[str]:
     return markdown_table(["configuration", *suite.metrics], rows)
 
 
-def query_typemarkdown_table(suite: SuiteResult, metric: str) -> list[str]:
+def query_type_table(suite: SuiteResult, metric: str) -> list[str]:
     types = list(suite.query_type_counts)
     header = ["configuration", *(f"{t} (n={suite.query_type_counts[t]})" for t in types)]
     rows = [[r.name, *(_fmt(r.by_query_type[t][metric]) for t in types)] for r in suite.results]
@@ -92,7 +92,7 @@ def _share(result: ConfigurationResult, component: str) -> str:
     return text if overlap is None else f"{text} [{overlap:.3f}]"
 
 
-def sharemarkdown_table(suite: SuiteResult) -> list[str]:
+def share_table(suite: SuiteResult) -> list[str]:
     components = ["bm25", "splade", "dense"]
     rows = [[r.name, *(_share(r, c) for c in components)] for r in suite.results if r.configuration.is_hybrid]
     return markdown_table(["configuration", *components], rows)
@@ -191,7 +191,7 @@ def render_report(
         if suite.baseline
         else "No baseline configuration: no significance test.",
         "",
-        *metricsmarkdown_table(suite, alpha),
+        *metrics_table(suite, alpha),
         "",
         f"![metric by configuration]({METRICS_PLOT})",
         "",
@@ -203,13 +203,13 @@ def render_report(
             "Mean per-query difference (configuration minus baseline) and its p-value, uncorrected "
             "for the number of configurations.",
             "",
-            *significancemarkdown_table(suite),
+            *significance_table(suite),
             "",
         ]
     lines += [
         f"## {primary} by query type",
         "",
-        *query_typemarkdown_table(suite, primary),
+        *query_type_table(suite, primary),
         "",
         f"![per query type]({QUERY_TYPE_PLOT})",
         "",
@@ -221,7 +221,7 @@ def render_report(
         f"the component's own top {SHARE_CUTOFF} when it ran alone in this suite. Shares can sum to more "
         "than 1 (a document found by several components counts for each).",
         "",
-        *sharemarkdown_table(suite),
+        *share_table(suite),
         "",
     ]
     if stratification is not None:

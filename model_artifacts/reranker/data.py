@@ -32,11 +32,11 @@ from typing import Any
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.datasets_root import datasets_root
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
-from control_plane.opensearch.client import make_client
 from control_plane.query.components import bm25_clause, text_hybrid_query
 from control_plane.testsets.catalog import load_test_set
 from model_artifacts.reranker.bm25 import Bm25

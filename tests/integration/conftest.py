@@ -16,12 +16,12 @@ from integration.names import session_index, sweep_leftovers
 from integration.node import LOG_FILE, cluster_name_at, run_playbook
 from opensearchpy import OpenSearch
 
+from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources, current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
 from control_plane.ingestion.setup import python_encoder
-from control_plane.opensearch.client import make_client
 from control_plane.testsets.slices import BuiltSlice, SliceSpec, build_slice
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.service_retriever import degradation, evaluation_service, retrieved_documents
 from control_plane.evaluation.settings import load_evaluation_settings
-from control_plane.opensearch.client import make_client
 from control_plane.search.results import (
     ChunkResult,
     ComponentScores,

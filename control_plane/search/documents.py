@@ -1,4 +1,7 @@
-"""Document granularity: group ranked chunk hits by document and score each document from its chunks.
+"""Document granularity: group ranked chunks by document and score each document from its chunks.
+
+Works on any ranked item with a ``doc_id`` and a ``score`` (the API's ``ChunkResult``), so the result
+type flows through unchanged.
 
 Methods (dispatched by name): ``max`` the best chunk's score; ``sum`` all its chunks' scores (favours
 documents with many matching passages); ``mean_top3`` the mean of its (up to) three best chunks.
@@ -7,36 +10,31 @@ Documents with equal scores keep the order of their best chunks in the input ran
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Generic, Protocol, TypeVar
 
 TOP_N_FOR_MEAN: Final = 3
 
 
-@dataclass(frozen=True)
-class ChunkHit:
-    """One ranked chunk. ``start``/``end`` are offsets in the document's canonical text
-    (``text`` == canonical[start:end]); ``merged_from`` lists the chunk ids a merged hit covers, in
-    document order (empty for a chunk that was not merged); ``fields`` carries anything else."""
+class Ranked(Protocol):
+    """What aggregation reads from a ranked chunk."""
 
-    chunk_id: str
-    doc_id: str
-    score: float
-    start: int
-    end: int
-    text: str
-    token_count: int
-    embedding: tuple[float, ...] | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    merged_from: tuple[str, ...] = ()
+    @property
+    def doc_id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+R = TypeVar("R", bound=Ranked)
 
 
 @dataclass(frozen=True)
-class DocumentHit:
+class DocumentHit(Generic[R]):
     doc_id: str
     score: float
-    chunks: tuple[ChunkHit, ...]
+    chunks: tuple[R, ...]
 
 
 def _max(scores: Sequence[float]) -> float:
@@ -61,8 +59,8 @@ AGGREGATORS: Final[dict[str, Callable[[Sequence[float]], float]]] = {
 
 
 def aggregate_by_document(
-    hits: Sequence[ChunkHit], method: str = "max", best_chunks: int = 3
-) -> list[DocumentHit]:
+    hits: Sequence[R], method: str = "max", best_chunks: int = 3
+) -> list[DocumentHit[R]]:
     """Documents ranked by the aggregate of their chunks' scores (``hits`` in rank order); each keeps
     its ``best_chunks`` best chunks, best first (ties: earlier rank first)."""
     if method not in AGGREGATORS:
@@ -70,10 +68,10 @@ def aggregate_by_document(
     if best_chunks < 1:
         raise ValueError(f"best_chunks must be >= 1, got {best_chunks}")
     aggregate = AGGREGATORS[method]
-    ranked: dict[str, list[tuple[int, ChunkHit]]] = {}
+    ranked: dict[str, list[tuple[int, R]]] = {}
     for rank, hit in enumerate(hits):
         ranked.setdefault(hit.doc_id, []).append((rank, hit))
-    scored: list[tuple[float, int, DocumentHit]] = []
+    scored: list[tuple[float, int, DocumentHit[R]]] = []
     for doc_id, members in ranked.items():
         members.sort(key=lambda member: (-member[1].score, member[0]))
         score = aggregate([hit.score for _, hit in members])

@@ -17,9 +17,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from control_plane.search.documents import ChunkHit
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """One ranked chunk as neighbour merging sees it. ``start``/``end`` are offsets in the document's
+    canonical text (``text`` == canonical[start:end]); ``merged_from`` lists the chunk ids a merged hit
+    covers, in document order (empty for a chunk that was not merged)."""
+
+    chunk_id: str
+    doc_id: str
+    score: float
+    start: int
+    end: int
+    text: str
+    token_count: int
+    embedding: tuple[float, ...] | None = None
+    merged_from: tuple[str, ...] = ()
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -52,7 +67,7 @@ def merged_token_estimate(a: ChunkHit, b: ChunkHit) -> float:
 def merge_pair(first: ChunkHit, second: ChunkHit) -> ChunkHit:
     """One hit covering both: offsets from the earlier start to the later end, text spliced by offsets
     (the earlier text, then the part of the later text past it; a gap is filled with spaces), the
-    higher score, and the identity (chunk_id, fields) of ``first``, the better-ranked one."""
+    higher score, and the identity (chunk_id) of ``first``, the better-ranked one."""
     earlier, later = sorted((first, second), key=lambda hit: (hit.start, -hit.end))
     gap = later.start - earlier.end
     if later.end <= earlier.end:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from control_plane.search.documents import ChunkHit, aggregate_by_document
+from control_plane.search.documents import aggregate_by_document
 from control_plane.search.highlights import highlight_spans
-from control_plane.search.neighbours import merge_neighbours
+from control_plane.search.neighbours import ChunkHit, merge_neighbours
 from control_plane.search.results import ChunkResult, DocumentResult, Highlight
 from control_plane.search.spec import SearchSpec
 
@@ -43,68 +43,58 @@ def _highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
     )
 
 
-def _to_hit(
-    chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int, doc_id: str | None = None
-) -> ChunkHit:
+def _passage(chunk: ChunkResult, embedding: Sequence[float] | None, tokens: int) -> ChunkHit:
+    """The chunk as neighbour merging sees it. A chunk without offsets can't be placed next to another:
+    it gets a document of its own."""
     return ChunkHit(
         chunk_id=chunk.chunk_id,
-        doc_id=chunk.doc_id if doc_id is None else doc_id,
+        doc_id=chunk.doc_id if chunk.start is not None else f"{chunk.doc_id}#{chunk.chunk_id}",
         score=chunk.score,
         start=chunk.start if chunk.start is not None else 0,
         end=chunk.end if chunk.end is not None else len(chunk.text),
         text=chunk.text,
         token_count=tokens,
         embedding=tuple(embedding) if embedding is not None else None,
-        fields={"result": chunk},
     )
 
 
 def _merged(
     chunks: list[ChunkResult], embeddings: Mapping[str, Sequence[float]], tokens: Mapping[str, int]
 ) -> list[ChunkResult]:
-    # A chunk without offsets can't be placed next to another: give it a document of its own.
-    hits = [
-        _to_hit(
-            c,
-            embeddings.get(c.chunk_id),
-            tokens.get(c.chunk_id, 0),
-            doc_id=None if c.start is not None else f"{c.doc_id}#{c.chunk_id}",
-        )
-        for c in chunks
-    ]
+    """The ranking after neighbour merging, as results: a merged passage keeps the identity of its
+    best-ranked member (merge_pair's rule) with the merged text, offsets, score and members."""
+    by_id: dict[str, ChunkResult] = {}
+    for chunk in chunks:
+        by_id.setdefault(chunk.chunk_id, chunk)
+    passages = [_passage(c, embeddings.get(c.chunk_id), tokens.get(c.chunk_id, 0)) for c in chunks]
     merged: list[ChunkResult] = []
-    for hit in merge_neighbours(hits):
-        original: ChunkResult = hit.fields["result"]
-        members = list(hit.merged_from)
-        if len(members) > 1:
-            original = original.model_copy(
+    for passage in merge_neighbours(passages):
+        result = by_id[passage.chunk_id]
+        if len(passage.merged_from) > 1:
+            result = result.model_copy(
                 update={
-                    "text": hit.text,
-                    "start": hit.start,
-                    "end": hit.end,
-                    "score": hit.score,
-                    "merged_from": members,
+                    "text": passage.text,
+                    "start": passage.start,
+                    "end": passage.end,
+                    "score": passage.score,
+                    "merged_from": list(passage.merged_from),
                 }
             )
-        merged.append(original)
+        merged.append(result)
     return merged
 
 
 def _documents(chunks: list[ChunkResult]) -> list[DocumentResult]:
-    hits = [_to_hit(c, None, 0) for c in chunks]
-    documents: list[DocumentResult] = []
-    for doc in aggregate_by_document(hits, method="max", best_chunks=3):
-        best: list[ChunkResult] = [hit.fields["result"] for hit in doc.chunks]
-        documents.append(
-            DocumentResult(
-                doc_id=doc.doc_id,
-                score=doc.score,
-                title_path=best[0].title_path if best else None,
-                source=best[0].source if best else None,
-                chunks=best,
-            )
+    return [
+        DocumentResult(
+            doc_id=doc.doc_id,
+            score=doc.score,
+            title_path=doc.chunks[0].title_path,
+            source=doc.chunks[0].source,
+            chunks=list(doc.chunks),
         )
-    return documents
+        for doc in aggregate_by_document(chunks, method="max", best_chunks=3)
+    ]
 
 
 def source_side_fields(hits: Sequence[Mapping[str, Any]]) -> tuple[dict[str, list[float]], dict[str, int]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.search.documents import ChunkHit, aggregate_by_document
+from control_plane.search.documents import aggregate_by_document
+from control_plane.search.neighbours import ChunkHit
 
 
 def _hit(chunk_id: str, score: float) -> ChunkHit:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.search.documents import ChunkHit
-from control_plane.search.neighbours import cosine, merge_neighbours, merged_token_estimate
+from control_plane.search.neighbours import ChunkHit, cosine, merge_neighbours, merged_token_estimate
 
 CANON = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota."
 SIMILAR = (0.96, 0.28)  # cosine with (1, 0) is 0.96

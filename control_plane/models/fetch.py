@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from control_plane.errors import BiohybridError
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.artifacts import ArtifactError, verified_artifact
-from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec
+from control_plane.models.manifest import Manifest, ModelSpec
 
 log = logging.getLogger(__name__)
-# The repository's one Maven fetcher (stdlib only, so the Ansible role can run it on any host).
-MAVEN_FETCHER = DEFAULT_MANIFEST.parents[1] / "ansible/roles/opensearch/files/maven_artifact.py"
+# The repository's one Maven fetcher (stdlib only, so the Ansible role can run it on any host); a checkout's
+# file: an installed wheel fetches nothing, it reads models from $BIOHYBRID_MODELS_HOME.
+MAVEN_FETCHER = REPOSITORY_ROOT / "ansible/roles/opensearch/files/maven_artifact.py"
 
 
 class FetchError(BiohybridError, RuntimeError):

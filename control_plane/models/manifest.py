@@ -1,8 +1,10 @@
-"""The model manifest (model_artifacts/manifest.yaml) read into typed, frozen records.
+"""The model manifest (control_plane/models/manifest.yaml, package data) read into typed, frozen records.
 
 One file says where each model comes from, how it is tokenized and pooled, and which ONNX files were
 built from it with their sha256, so the runtime can refuse an artifact that differs from the one whose
-parity was measured. Paths in the manifest are relative to the repository root (the manifest's grandparent).
+parity was measured. Its paths are relative to the models home (``Manifest.root``): ``$BIOHYBRID_MODELS_HOME``
+when set; else, for the packaged manifest, the checkout's root, and for a manifest file named by path
+(argument or ``$BIOHYBRID_MODEL_MANIFEST``), the folder above the manifest's folder.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from typing import Any, Literal, cast
 import yaml
 
 from control_plane.errors import BiohybridError
-from control_plane.locations import REPOSITORY_ROOT
+from control_plane.locations import PACKAGE_DIR, REPOSITORY_ROOT
 
 MANIFEST_ENV_VAR = "BIOHYBRID_MODEL_MANIFEST"
-_REPO_ROOT = REPOSITORY_ROOT
-DEFAULT_MANIFEST = _REPO_ROOT / "model_artifacts" / "manifest.yaml"
+MODELS_HOME_ENV_VAR = "BIOHYBRID_MODELS_HOME"
+DEFAULT_MANIFEST = PACKAGE_DIR / "models" / "manifest.yaml"
 
 Role = Literal["dense", "sparse", "rerank"]
 ROLES: tuple[str, ...] = ("dense", "sparse", "rerank")
@@ -107,11 +109,8 @@ class Manifest:
     path: Path
     cache_dir: str
     models: dict[str, ModelSpec]
-
-    @property
-    def root(self) -> Path:
-        """The folder manifest paths are relative to (the repository root)."""
-        return self.path.resolve().parent.parent
+    root: Path
+    """The models home: the folder the manifest's paths are relative to (module docstring)."""
 
     def model(self, name: str) -> ModelSpec:
         try:
@@ -131,9 +130,19 @@ class Manifest:
 
 
 def manifest_path() -> Path:
-    """``$BIOHYBRID_MODEL_MANIFEST`` when set, else the repository's model_artifacts/manifest.yaml."""
+    """``$BIOHYBRID_MODEL_MANIFEST`` when set, else the packaged manifest."""
     configured = os.environ.get(MANIFEST_ENV_VAR)
     return Path(configured) if configured else DEFAULT_MANIFEST
+
+
+def models_home(manifest: Path) -> Path:
+    """Where ``manifest``'s paths start (module docstring)."""
+    configured = os.environ.get(MODELS_HOME_ENV_VAR)
+    if configured:
+        return Path(configured).resolve()
+    if manifest.resolve() == DEFAULT_MANIFEST.resolve():
+        return REPOSITORY_ROOT
+    return manifest.resolve().parent.parent
 
 
 def load_manifest(path: Path | str | None = None) -> Manifest:
@@ -148,7 +157,10 @@ def load_manifest(path: Path | str | None = None) -> Manifest:
     except (KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"{chosen}: invalid model entry: {exc}") from None
     return Manifest(
-        path=chosen, cache_dir=str(data.get("cache_dir", ".cache/models")), models={m.name: m for m in models}
+        path=chosen,
+        cache_dir=str(data.get("cache_dir", ".cache/models")),
+        models={m.name: m for m in models},
+        root=models_home(chosen),
     )
 
 

@@ -14,7 +14,7 @@ channel; ``int8w``: int8 weights with per-channel scales, fp32 arithmetic). Pari
 Variants go to ``.cache/models/<name>/<variant>/``; the report to ``<run>/export/<name>.md``.
 ``--commit`` copies the runtime variant to model_artifacts/onnx/<name>/ (refused above 25 MB) with the
 report and the PyTorch reference scores (model_artifacts/reference/<name>.npz, for torch-free tests);
-``--write-manifest`` puts the entry into model_artifacts/manifest.yaml.
+``--write-manifest`` puts the entry into control_plane/models/manifest.yaml.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from control_plane.cluster.manage import current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.mlcommons.registry import model_specs
+from control_plane.models.artifacts import verified_artifact
+from control_plane.models.manifest import load_manifest
 
 pytestmark = pytest.mark.integration
 
@@ -86,9 +88,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv / "bin"
 
 
-def _run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BIOHYBRID")}
-    return subprocess.run(list(args), capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+def _run(
+    bin_dir: Path, *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("BIOHYBRID")}
+    return subprocess.run(
+        list(args), capture_output=True, text=True, cwd=cwd, env={**clean, **(env or {})}, timeout=300
+    )
 
 
 def test_the_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> None:
@@ -135,3 +141,30 @@ def test_the_wheel_renders_the_same_model_connectors(
     rendered = _run(installed, str(installed / "python"), "-c", script, cwd=tmp_path)
     assert rendered.returncode == 0, rendered.stderr[-3000:]
     assert json.loads(rendered.stdout) == [[s.name, s.connector] for s in model_specs(settings)]
+
+
+_SERVED_MODEL_FILES = (
+    "import json, sys; from control_plane.models.manifest import load_manifest; "
+    "from control_plane.models.artifacts import verified_artifact; m = load_manifest(); "
+    "print(json.dumps([str(m.path), str(m.root), "
+    "[str(verified_artifact(m, m.model(name)).model) for name in sys.argv[1:]]]))"
+)
+
+
+def test_the_wheel_reads_its_manifest_and_the_models_home(
+    installed: Path, tmp_path: Path, settings: Settings
+) -> None:
+    served = [settings.models.dense, settings.models.sparse, settings.models.rerank]
+    python = str(installed / "python")
+    home = {"BIOHYBRID_MODELS_HOME": str(REPOSITORY_ROOT)}
+    found = _run(installed, python, "-c", _SERVED_MODEL_FILES, *served, cwd=tmp_path, env=home)
+    assert found.returncode == 0, found.stderr[-3000:]
+    manifest_file, root, model_files = json.loads(found.stdout)
+    assert Path(manifest_file).is_relative_to(installed.parent)  # the wheel's own copy
+    assert root == str(REPOSITORY_ROOT)
+    checkout = load_manifest()
+    assert model_files == [str(verified_artifact(checkout, checkout.model(name)).model) for name in served]
+    # Without a models home the wheel does not guess: the digest check names the missing file.
+    homeless = _run(installed, python, "-c", _SERVED_MODEL_FILES, *served, cwd=tmp_path)
+    assert homeless.returncode != 0
+    assert "is missing" in homeless.stderr and "ArtifactError" in homeless.stderr

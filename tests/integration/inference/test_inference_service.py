@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 
 from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.manifest import DEFAULT_MANIFEST
 
 LONG = (
@@ -160,7 +161,7 @@ def test_a_model_that_cannot_load_is_reported_not_ready(tmp_path: Path) -> None:
     data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
     for model in data["models"]:
         for artifact in model["artifacts"].values():  # the copy lives elsewhere: make paths absolute
-            artifact["path"] = str(DEFAULT_MANIFEST.parent.parent / artifact["path"])
+            artifact["path"] = str(REPOSITORY_ROOT / artifact["path"])
         if model["name"] == "mpnet":
             model["artifacts"] = {}  # as on a fresh clone: mpnet is never committed
     manifest = tmp_path / "manifest.yaml"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.artifacts import ArtifactError, sha256_file, verified_artifact
 from control_plane.models.loading import load_model
 from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
@@ -92,7 +93,7 @@ def test_unknown_model_and_wrong_role_are_refused() -> None:
 
 def _copy_manifest(tmp_path: Path, mutate: str) -> Path:
     """A manifest whose splade-tiny artifact lives in tmp_path, damaged as ``mutate`` says."""
-    source = DEFAULT_MANIFEST.parent / "onnx" / "splade-tiny"
+    source = REPOSITORY_ROOT / "model_artifacts" / "onnx" / "splade-tiny"
     folder = tmp_path / "onnx" / "splade-tiny"
     folder.mkdir(parents=True)
     for name in ("tokenizer.json", "config.json"):

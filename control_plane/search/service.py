@@ -10,7 +10,6 @@ without the rerank processor (`reranked=false`, `reranker_error`). All component
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +22,6 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 from control_plane.config.settings import Settings
 from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
-from control_plane.mlcommons.registry import deployed_model_ids
 from control_plane.search.boosting import IntentPlan, plan_intents
 from control_plane.search.degradation import (
     RerankChoice,
@@ -34,6 +32,7 @@ from control_plane.search.degradation import (
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
 from control_plane.search.intents import Boost, DetectedIntent
+from control_plane.search.model_ids import DeployedModelIds, ModelIds
 from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_types import classify_query
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
@@ -52,7 +51,6 @@ from control_plane.search.sections import fetch_sections
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
-MODEL_IDS_TTL_S = 30.0
 
 
 class SearchUnavailableError(UnavailableError, RuntimeError):
@@ -99,28 +97,25 @@ class Execution:
 
 
 class SearchService:
+    """Its collaborators are injected: the cluster ``client``, the ``inference`` service client that encodes
+    queries, and where ``model_ids`` come from (default: ml-commons, cached briefly)."""
+
     def __init__(
-        self, client: OpenSearch, settings: Settings, inference: InferenceClient | None = None
+        self,
+        client: OpenSearch,
+        settings: Settings,
+        inference: InferenceClient | None = None,
+        model_ids: ModelIds | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
         self.inference = inference or InferenceClient(
             settings.models.service_url, settings.models.dense, settings.models.sparse
         )
+        self.model_ids = model_ids or DeployedModelIds(client, settings)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="encode")
-        self._model_ids: tuple[float, dict[str, str]] = (0.0, {})
-        self._lock = threading.Lock()
 
     # -- planning -----------------------------------------------------------------------------------
-
-    def model_ids(self) -> dict[str, str]:
-        """Deployed ml-commons model ids by role, cached briefly (they change only on `models register`)."""
-        with self._lock:
-            fetched_at, ids = self._model_ids
-            if time.monotonic() - fetched_at > MODEL_IDS_TTL_S or not ids:
-                ids = deployed_model_ids(self.client, self.settings)
-                self._model_ids = (time.monotonic(), ids)
-            return dict(ids)
 
     def resolve(self, spec: SearchSpec) -> SearchSpec:
         """Fill what the request left to configuration (the candidate depth), validated again."""
@@ -191,7 +186,7 @@ class SearchService:
         timeout_s = self.settings.search.component_timeout_ms / 1000
         calls: dict[str, Any] = {}
         doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
-        doc_only_id = self.model_ids().get("sparse_query") if doc_only else None
+        doc_only_id = self.model_ids.current().get("sparse_query") if doc_only else None
         if "dense" in spec.components:
             calls["dense"] = _timed(lambda: self.inference.dense(spec.query, timeout_s))
         if "splade" in spec.components and not doc_only:
@@ -212,7 +207,7 @@ class SearchService:
         return encodings, usable, errors, encode_ms
 
     def _rerank_choice(self, spec: SearchSpec) -> RerankChoice:
-        model_id = self.model_ids().get("rerank") if spec.rerank else None
+        model_id = self.model_ids.current().get("rerank") if spec.rerank else None
         providers: list[str] | None = None
         if spec.rerank and model_id is not None and self.settings.search.rerank_requires_gpu:
             try:
@@ -285,8 +280,7 @@ class SearchService:
             reason = rerank_failure(exc)
             if reason == "unavailable":
                 log.warning("rerank failed", extra={"error": str(exc)[:300]})
-                with self._lock:  # the model may have been re-registered under a new id: look again next time
-                    self._model_ids = (0.0, {})
+                self.model_ids.forget()  # the model may have been re-registered under a new id
         failed_ms = (time.perf_counter() - started) * 1000
         log.warning("rerank dropped", extra={"reason": reason})
         plain = self._request(

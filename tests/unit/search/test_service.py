@@ -1,0 +1,108 @@
+"""SearchService's planning and degradation without a cluster: its collaborators are injected. The
+cluster client and the inference service point at a port nothing listens on (a real refusal, no
+stand-in), and model ids are pinned, so each decision is checked end to end through ``plan``."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from control_plane.cluster.client import make_client
+from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.search.model_ids import PinnedModelIds
+from control_plane.search.service import SearchService, SearchUnavailableError
+from control_plane.search.spec import SearchSpec
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    """Local settings with the cluster and the inference service both unreachable."""
+    local = load_settings(LOCAL_FILE, environ={})
+    nowhere = f"http://127.0.0.1:{_closed_port()}"
+    return local.model_copy(
+        update={
+            "opensearch": local.opensearch.model_copy(update={"url": nowhere}),
+            "models": local.models.model_copy(update={"service_url": nowhere}),
+        }
+    )
+
+
+def _service(settings: Settings, ids: dict[str, str] | None = None, **search: Any) -> SearchService:
+    chosen = settings.model_copy(update={"search": settings.search.model_copy(update=search)})
+    return SearchService(make_client(chosen.opensearch), chosen, model_ids=PinnedModelIds(ids or {}))
+
+
+def _spec(**fields: Any) -> SearchSpec:
+    return SearchSpec.model_validate({"query": "warfarin bleeding risk", **fields})
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[SearchService]:
+    yield _service(settings)
+
+
+def test_components_whose_encoder_is_down_are_dropped_with_their_reasons(
+    service: SearchService,
+) -> None:
+    plan = service.plan(_spec(components=["bm25", "splade", "dense"]), tenant_id="t1")
+    assert plan.components == ("bm25",)
+    assert sorted(plan.component_errors) == ["dense_unavailable", "splade_unavailable"]
+    assert plan.weights == {"bm25": 1.0}
+    assert len(plan.request.body["query"]["hybrid"]["queries"]) == 1
+
+
+def test_no_usable_component_is_unavailable_with_every_reason(service: SearchService) -> None:
+    with pytest.raises(SearchUnavailableError) as raised:
+        service.plan(_spec(components=["splade", "dense"]), tenant_id="t1")
+    assert sorted(raised.value.reasons) == ["dense_unavailable", "splade_unavailable"]
+
+
+def test_a_deployed_reranker_goes_into_the_request(settings: Settings) -> None:
+    plan = _service(settings, {"rerank": "rerank-1"}).plan(_spec(components=["bm25"], rerank=True), "t1")
+    assert plan.rerank_model_id == "rerank-1"
+    assert plan.reranker_error is None
+    processors = plan.request.pipeline["response_processors"]
+    assert [p["rerank"]["ml_opensearch"]["model_id"] for p in processors if "rerank" in p] == ["rerank-1"]
+
+
+def test_rerank_asked_without_a_deployed_model_is_planned_without_rerank(service: SearchService) -> None:
+    plan = service.plan(_spec(components=["bm25"], rerank=True), tenant_id="t1")
+    assert (plan.rerank_model_id, plan.reranker_error) == (None, "unavailable")
+    assert "ext" not in plan.request.body
+
+
+def test_a_gpu_only_reranker_is_dropped_when_the_service_cannot_say_where_it_runs(settings: Settings) -> None:
+    service = _service(settings, {"rerank": "rerank-1"}, rerank_requires_gpu=True)
+    plan = service.plan(_spec(components=["bm25"], rerank=True), tenant_id="t1")
+    assert (plan.rerank_model_id, plan.reranker_error) == (None, "unavailable")
+
+
+def test_doc_only_splade_needs_its_query_model_not_the_encoder(settings: Settings) -> None:
+    doc_only = settings.model_copy(
+        update={"models": settings.models.model_copy(update={"sparse_query_mode": "doc-only"})}
+    )
+    with_model = _service(doc_only, {"sparse_query": "sparse-q-1"}).plan(
+        _spec(components=["bm25", "splade"]), tenant_id="t1"
+    )
+    assert with_model.components == ("bm25", "splade")
+    assert with_model.encodings.sparse_model_id == "sparse-q-1"
+    without = _service(doc_only).plan(_spec(components=["bm25", "splade"]), tenant_id="t1")
+    assert (without.components, without.component_errors) == (("bm25",), ("splade_unavailable",))
+
+
+def test_the_plan_fills_the_configured_depth_and_is_frozen(
+    service: SearchService, settings: Settings
+) -> None:
+    plan = service.plan(_spec(components=["bm25"]), tenant_id="t1")
+    assert plan.spec.candidate_depth == settings.search.candidate_depth
+    with pytest.raises(AttributeError):
+        plan.components = ("dense",)  # type: ignore[misc]

@@ -1,8 +1,8 @@
-"""Start and stop a project service in the background (pid file + log file), for `make run`: the
-inference service by default, the control API with ``module="control_plane.api"``.
+"""Start and stop a Python service module in the background (pid file + log file): the mechanics only.
 
-Production runs them under a service manager instead; this is the local, no-init-system form, used by
-the CLI (`biohybrid service`, `biohybrid api`) and the integration tests for both services.
+Each service owns its own use of it (``inference/process.py``, ``api/process.py``: module, state folder,
+readiness budget). Production runs the services under a service manager instead; this is the local,
+no-init-system form, used by the CLI (`biohybrid service`, `biohybrid api`) and the integration tests.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import urllib.request
 from pathlib import Path
 
 from control_plane.errors import BiohybridError
-
-DEFAULT_STATE_DIR = Path(".local") / "inference"
 
 
 class ServiceStartError(BiohybridError, RuntimeError):
@@ -33,11 +31,7 @@ def is_ready(url: str) -> bool:
 
 
 def start(
-    port: int,
-    state_dir: Path = DEFAULT_STATE_DIR,
-    timeout_s: float = 180.0,
-    module: str = "control_plane.inference",
-    extra_args: tuple[str, ...] = (),
+    module: str, port: int, state_dir: Path, timeout_s: float, extra_args: tuple[str, ...] = ()
 ) -> tuple[str, bool]:
     """Start ``python -m module`` unless a service answers /ready on ``port``; wait until it is
     ready. Returns its URL and whether this call started it (False: an existing one was reused)."""
@@ -65,7 +59,7 @@ def start(
     raise ServiceStartError(f"{module} did not become ready on {url}; last log lines:\n{tail}")
 
 
-def stop(state_dir: Path = DEFAULT_STATE_DIR) -> bool:
+def stop(state_dir: Path) -> bool:
     """Stop a service started by :func:`start`; False when none was running."""
     pid_file = state_dir / "service.pid"
     if not pid_file.exists():

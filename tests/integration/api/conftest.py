@@ -10,13 +10,13 @@ from integration.names import session_index
 from integration.service import free_port
 from opensearchpy import OpenSearch
 
-from control_plane import background
 from control_plane.api.app import create_app
 from control_plane.api.auth import key_sha256
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, ApiKey, load_settings
 from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.settings import load_evaluation_settings
+from control_plane.inference.process import start_service, stop_service
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
@@ -26,7 +26,7 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
     prefix = session_index("api")
     root = datasets_root()
     state, port = tmp_path_factory.mktemp("inference"), free_port()
-    url, _ = background.start(port, state)
+    url, _ = start_service(port, state)
     try:
         settings = load_settings(
             LOCAL_FILE,
@@ -59,7 +59,7 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
         )
     finally:
         client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
-        background.stop(state)
+        stop_service(state)
         # Leave the models registered as `make run` has them (the local service URL), not pointing
         # at this test's stopped service.
         local = load_settings(LOCAL_FILE, environ={})

@@ -12,8 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from opensearchpy import OpenSearch
 
-from control_plane import background
 from control_plane.config.settings import Settings
+from control_plane.inference.process import start_service, stop_service
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
@@ -38,10 +38,10 @@ class ApiStack:
         return self.app.test_client()
 
     def stop_service(self) -> None:
-        background.stop(self.service_state)
+        stop_service(self.service_state)
 
     def start_service(self) -> None:
-        background.start(self.service_port, self.service_state)
+        start_service(self.service_port, self.service_state)
 
 
 def secret(name: str) -> str:

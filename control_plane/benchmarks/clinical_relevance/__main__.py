@@ -1,0 +1,3 @@
+from control_plane.benchmarks.clinical_relevance.cli import main
+
+raise SystemExit(main())

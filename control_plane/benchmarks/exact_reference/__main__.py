@@ -1,0 +1,3 @@
+from control_plane.benchmarks.exact_reference.cli import main
+
+raise SystemExit(main())

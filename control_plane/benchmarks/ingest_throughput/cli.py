@@ -1,0 +1,47 @@
+"""Command line of the ingest throughput benchmark: one timed ingest, then the report."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from control_plane.benchmarks import ingest_throughput
+from control_plane.benchmarks.ingest_throughput.compute import cpu_model, measure_ingest
+from control_plane.benchmarks.ingest_throughput.report import Header, render_report
+from control_plane.config.settings import load_settings
+
+PROG = "python -m control_plane.benchmarks.ingest_throughput"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=ingest_throughput.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("source", help="dataset id or path (e.g. medline)")
+    parser.add_argument("--limit", type=int, help="ingest only the first N documents")
+    parser.add_argument("--strategy", default="section")
+    parser.add_argument("--batch-size", type=int, default=256, help="chunks per bulk batch")
+    parser.add_argument("--out", type=Path, required=True, help="markdown report to write")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    run = measure_ingest(load_settings(), args.source, args.strategy, args.batch_size, args.limit)
+    header = Header(
+        arguments=tuple(argv or sys.argv[1:]),
+        architecture=platform.machine(),
+        cpus=os.cpu_count(),
+        cpu_model=cpu_model(),
+        day=datetime.now(UTC).date(),
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render_report(run, header), encoding="utf-8")
+    print(f"{run.summary.chunks_per_s:.1f} chunks/s; report written to {args.out}")
+    return 0

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.learned_ranker.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.medline_index.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.ranking_report.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.rerank_blend.cli import main
+
+raise SystemExit(main())

@@ -1,20 +1,16 @@
-"""python -m control_plane.api [--port 8600]: serve the control API (werkzeug threaded server; put a
-production WSGI server such as gunicorn in front for real deployments)."""
+"""python -m control_plane.api [--port 8600]: serve the control API on waitress (api.threads request threads,
+keep-alive); --debug serves it on werkzeug's development server instead."""
 
 from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-import threading
-from types import FrameType
-
-from werkzeug.serving import make_server
 
 from control_plane.api.app import create_app
 from control_plane.config.settings import ConfigError, load_settings
 from control_plane.logs import configure_logging
+from control_plane.serving import serve
 
 log = logging.getLogger("control_plane.api")
 
@@ -26,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, help="port (default: api.port, 8600)")
     parser.add_argument("--log-level", default="INFO")
     parser.add_argument("--log-format", choices=["json", "text"], default="json")
+    parser.add_argument(
+        "--debug", action="store_true", help="werkzeug's development server (never in production)"
+    )
     args = parser.parse_args(argv)
     configure_logging(args.log_level, args.log_format)
     try:
@@ -37,15 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("no API keys configured (api.keys): every request will be refused with 401")
     host = args.host or settings.api.host
     port = args.port if args.port is not None else settings.api.port
-    server = make_server(host, port, create_app(settings), threaded=True)
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    log.info("serving", extra={"url": f"http://{host}:{server.server_port}"})
-    server.serve_forever()
+    serve(create_app(settings), host, port, threads=settings.api.threads, debug=args.debug)
     return 0
 
 

@@ -171,6 +171,8 @@ class SearchSettings(_Strict):
 class ApiSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8600, ge=1, le=65535)
+    # Request threads of the production server (waitress): each mostly waits on encoders and OpenSearch.
+    threads: int = Field(8, ge=1, le=256)
     keys: tuple[ApiKey, ...] = ()
 
 

@@ -1,7 +1,9 @@
 """Merge concurrent requests into model-sized batches, with a bounded queue that refuses instead of waiting.
 
-One worker thread per model takes the oldest request, then keeps taking requests for up to ``max_wait_s``
-while the batch has room for them. A full queue raises :class:`OverloadedError` at once (the service
+One worker thread per model takes the oldest request. Alone (nothing else queued) it runs at once: a lone
+query never pays the batching window. Otherwise the worker keeps taking requests for up to ``max_wait_s``
+while the batch has room for them; under load requests pile up while the model computes, so batches form
+without anyone waiting for them. A full queue raises :class:`OverloadedError` at once (the service
 answers 503), and a caller never waits longer than its timeout: the service cannot hang.
 
 A request whose caller gave up (timed out) is shed: dropped from the queue if it has not started, and
@@ -133,6 +135,8 @@ class MicroBatcher(Generic[T, R]):
             return None
         batch = [first]
         size = len(first.items)
+        if self._queue.empty():
+            return batch  # alone: no window to wait out
         deadline = time.monotonic() + self.max_wait_s
         while size < self.max_batch:
             remaining = deadline - time.monotonic()

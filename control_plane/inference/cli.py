@@ -55,6 +55,8 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--manifest", type=Path, help="model manifest (default: the packaged models/manifest.yaml)"
     )
+    p.add_argument("--http-threads", type=int, default=d.http_threads, help="request threads of the server")
+    p.add_argument("--debug", action="store_true", help="werkzeug's development server (never in production)")
 
 
 def config_from_args(args: argparse.Namespace) -> ServiceConfig:
@@ -75,6 +77,8 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         device=args.device,
         threads=args.threads,
         manifest=args.manifest,
+        http_threads=args.http_threads,
+        debug=args.debug,
     )
 
 

@@ -23,7 +23,7 @@ class ServiceConfig:
     max_batch: int = 32
     """Texts per model call, merged across concurrent requests."""
     max_wait_ms: float = 5.0
-    """How long a worker waits for more requests to fill a batch."""
+    """How long a worker waits for more requests to fill a batch (only when others are already queued)."""
     queue_size: int = 32
     """Requests waiting per model; beyond it a request gets 503 at once."""
     max_items: int = 256
@@ -40,9 +40,13 @@ class ServiceConfig:
     threads: int = 0
     """onnxruntime intra-op threads per session (0: onnxruntime's default, one per core)."""
     manifest: Path | None = None
+    http_threads: int = 16
+    """Request threads of the HTTP server (each waits on a model queue; ml-commons calls concurrently)."""
+    debug: bool = False
+    """Serve on werkzeug's development server instead of waitress."""
 
     def __post_init__(self) -> None:
-        positive = ("max_batch", "queue_size", "max_items", "max_chars")
+        positive = ("max_batch", "queue_size", "max_items", "max_chars", "http_threads")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be ≥ 1, got {getattr(self, name)}")

@@ -67,6 +67,14 @@ def test_results_come_back_in_order_per_request() -> None:
     batcher.stop()
 
 
+def test_a_lone_request_does_not_wait_out_the_batching_window() -> None:
+    batcher = MicroBatcher(
+        "m", lambda texts: [len(t) for t in texts], max_batch=4, max_wait_s=30, queue_size=2
+    )
+    assert batcher.submit(["abc"], timeout_s=5) == [3]  # waiting the 30 s window would time out
+    batcher.stop()
+
+
 def test_requests_waiting_together_are_merged_into_one_batch(gate: Gate) -> None:
     recorder = Recorder()
     batcher = _batcher(gate, recorder)

@@ -25,6 +25,9 @@ BM25_FIELD_BOOSTS: Mapping[str, float] = {
 }
 SPARSE_FIELD = "sparse_terms"
 DENSE_FIELD = "embedding"
+# The stored vectors: most of a hit's bytes, and nothing a client reads. Every answer leaves them out of
+# _source (the README's direct queries, `biohybrid query`, /v1/search and /v1/rewrite).
+VECTOR_FIELDS: tuple[str, ...] = (DENSE_FIELD, SPARSE_FIELD)
 
 
 def bm25_clause(text: str, boosts: Mapping[str, float] = BM25_FIELD_BOOSTS) -> dict[str, Any]:

@@ -14,8 +14,9 @@ events" is one highlight.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import Final, NamedTuple
 
@@ -60,6 +61,7 @@ class Analyzer:
     stem: Callable[[str], str]
 
 
+@lru_cache(maxsize=1 << 16)
 def light_stem(word: str) -> str:
     """Strip plural and -ing/-ed endings and a final e, so inflections share a key ("dosing", "dose",
     "doses", "dosed" -> "dos"). Short words and words with digits stay as they are; the rule is a
@@ -110,15 +112,35 @@ def atoms(text: str, stem: Callable[[str], str] = light_stem) -> list[Atom]:
 
 
 def find_sequence(
-    text_atoms: Sequence[Atom], keys: Sequence[str], max_gap: int | None = None
+    text_atoms: Sequence[Atom],
+    keys: Sequence[str],
+    max_gap: int | None = None,
+    positions: Mapping[str, list[int]] | None = None,
 ) -> list[tuple[int, int]]:
     """Character spans where ``keys`` occur as consecutive atoms; ``max_gap`` bounds the characters
-    between two atoms of a match (None: any run of non-word characters)."""
+    between two atoms of a match (None: any run of non-word characters). ``positions`` (from
+    :func:`atom_positions`) saves the pass over the text when one text is searched for many sequences."""
+    return _find(text_atoms, atom_positions(text_atoms) if positions is None else positions, keys, max_gap)
+
+
+def atom_positions(text_atoms: Sequence[Atom]) -> dict[str, list[int]]:
+    """Where each key occurs, so a sequence is only tried where its first key is (one pass per text)."""
+    positions: dict[str, list[int]] = {}
+    for index, atom in enumerate(text_atoms):
+        positions.setdefault(atom.key, []).append(index)
+    return positions
+
+
+def _find(
+    text_atoms: Sequence[Atom], positions: Mapping[str, list[int]], keys: Sequence[str], max_gap: int | None
+) -> list[tuple[int, int]]:
     n = len(keys)
     found: list[tuple[int, int]] = []
     if n == 0:
         return found
-    for i in range(len(text_atoms) - n + 1):
+    for i in positions.get(keys[0], ()):
+        if i + n > len(text_atoms):
+            break
         window = text_atoms[i : i + n]
         if any(atom.key != key for atom, key in zip(window, keys, strict=True)):
             continue
@@ -135,25 +157,28 @@ def highlight_spans(text: str, query: str, analyzer: str = "simple") -> list[Spa
         raise ValueError(f"unknown highlight analyzer {analyzer!r}; expected one of {sorted(ANALYZERS)}")
     chosen = ANALYZERS[analyzer]
     text_atoms = atoms(text, chosen.stem)
+    positions = atom_positions(text_atoms)
     raw: list[tuple[int, int]] = []
     for phrase in _QUOTED.findall(query):
         keys = [atom.key for atom in atoms(phrase, chosen.stem)]
-        matches = find_sequence(text_atoms, keys)
+        matches = _find(text_atoms, positions, keys, None)
         raw.extend(matches)
         if not matches:
-            raw.extend(_term_matches(text_atoms, phrase, chosen))
-    raw.extend(_term_matches(text_atoms, _QUOTED.sub(" ", query), chosen))
+            raw.extend(_term_matches(text_atoms, positions, phrase, chosen))
+    raw.extend(_term_matches(text_atoms, positions, _QUOTED.sub(" ", query), chosen))
     return [Span(start, end, text[start:end]) for start, end in _merge(sorted(raw), text)]
 
 
-def _term_matches(text_atoms: Sequence[Atom], query: str, analyzer: Analyzer) -> list[tuple[int, int]]:
+def _term_matches(
+    text_atoms: Sequence[Atom], positions: Mapping[str, list[int]], query: str, analyzer: Analyzer
+) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     for token in _QUERY_TOKEN.findall(query):
         words = _ATOM.findall(token)
         if all(_fold(word) in analyzer.stop_words for word in words):
             continue
         keys = [analyzer.stem(_fold(word)) for word in words]
-        found.extend(find_sequence(text_atoms, keys, max_gap=MAX_COMPOUND_GAP))
+        found.extend(_find(text_atoms, positions, keys, MAX_COMPOUND_GAP))
     return found
 
 

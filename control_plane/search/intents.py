@@ -31,7 +31,7 @@ from control_plane.config.settings import describe_errors
 from control_plane.errors import BiohybridError, ClientError
 from control_plane.ingestion.intents import IntentHint
 from control_plane.locations import CONFIG_DIR
-from control_plane.search.highlights import Atom, atoms, find_sequence
+from control_plane.search.highlights import Atom, atom_positions, atoms, find_sequence
 
 DEFAULT_INTENTS_FILE: Final = CONFIG_DIR / "intents.yaml"
 TABULAR_INTENT: Final = "tabular"
@@ -149,14 +149,17 @@ def _matches(
 ) -> dict[tuple[int, int], float]:
     """Character span -> weight of each phrase occurrence, without spans inside a longer one or
     inside an occurrence of an ``ignore_within`` phrase."""
+    positions = atom_positions(query_atoms)
     ignored = [
-        span for phrase in rule.ignore_within for span in find_sequence(query_atoms, _phrase_keys(phrase))
+        span
+        for phrase in rule.ignore_within
+        for span in find_sequence(query_atoms, _phrase_keys(phrase), positions=positions)
     ]
     found: dict[tuple[int, int], float] = {}
     for phrase in rule.phrases:
         keys = _phrase_keys(phrase)
         weight = weights.phrase if len(keys) > 1 else weights.cue
-        for span in find_sequence(query_atoms, keys):
+        for span in find_sequence(query_atoms, keys, positions=positions):
             if not any(_inside(span, other) for other in ignored):
                 found[span] = max(weight, found.get(span, 0.0))
     return {

@@ -21,6 +21,7 @@ from control_plane.query.components import (
     COMPONENT_ORDER,
     DENSE_FIELD,
     SPARSE_FIELD,
+    VECTOR_FIELDS,
     bm25_clause,
     dense_vector_clause,
     sparse_text_clause,
@@ -31,7 +32,7 @@ from control_plane.resources.render import render
 from control_plane.search.spec import Filters, SearchSpec
 
 PIPELINE_FILES = {"weighted": "hybrid-minmax.json", "rrf": "hybrid-rrf.json"}
-EXCLUDED_SOURCE = ["embedding", "sparse_terms", "table_html", "content_hash"]
+EXCLUDED_SOURCE = [*VECTOR_FIELDS, "table_html", "content_hash"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.answer_size.cli import main
+
+raise SystemExit(main())

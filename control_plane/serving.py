@@ -18,12 +18,14 @@ from typing import Any
 from waitress.server import create_server
 from werkzeug.serving import make_server
 
+from control_plane.errors import BiohybridError
+
 log = logging.getLogger(__name__)
 
 WsgiApp = Callable[..., Any]
 
 
-class _StopRequestedError(Exception):
+class _StopRequestedError(BiohybridError):
     """Raised in the main thread by the signal handler to leave the server loop."""
 
 

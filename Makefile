@@ -80,8 +80,8 @@ demo: setup ## example queries: straight to OpenSearch's pipelines, then through
 	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --documents
 
 lint: setup ## ruff and mypy
-	$(BIN)/ruff check control_plane model_artifacts tests
-	$(BIN)/ruff format --check control_plane model_artifacts tests
+	$(BIN)/ruff check control_plane model_artifacts tests loadtest
+	$(BIN)/ruff format --check control_plane model_artifacts tests loadtest
 	$(BIN)/mypy
 
 unit: setup ## unit tests only (no node)

@@ -41,31 +41,35 @@ def serve(
     *,
     threads: int,
     debug: bool = False,
-    ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve ``app`` on ``host:port`` with ``threads`` request threads until SIGTERM/SIGINT; ``ready`` gets
-    the URL once the socket is bound (port 0 picks a free port)."""
+    """Serve ``app`` on ``host:port`` (0: a free port) with ``threads`` request threads until
+    SIGTERM/SIGINT."""
+    server = _DevelopmentServer(app, host, port) if debug else ThreadedServer(app, host, port, threads)
+    kind = "werkzeug (development)" if debug else f"waitress, {threads} threads"
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    if debug:
-        dev = make_server(host, port, app, threaded=True)
-        try:
-            _announce(ready, host, dev.server_port, "werkzeug (development)")
-            dev.serve_forever()
-        except _StopRequestedError:
-            pass
-        finally:
-            dev.server_close()
-            _restore(previous)
-        return
-    server = ThreadedServer(app, host, port, threads)
     try:
-        _announce(ready, host, server.port, f"waitress, {threads} threads")
+        log.info("serving", extra={"url": f"http://{host}:{server.port}", "server": kind})
         server.run()
     except _StopRequestedError:
         pass
     finally:
         server.close()
-        _restore(previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class _DevelopmentServer:
+    """werkzeug's threaded development server behind the same run / close calls (``--debug`` only)."""
+
+    def __init__(self, app: WsgiApp, host: str, port: int) -> None:
+        self._server = make_server(host, port, app, threaded=True)
+        self.port = int(self._server.server_port)
+
+    def run(self) -> None:
+        self._server.serve_forever()
+
+    def close(self) -> None:
+        self._server.server_close()
 
 
 class ThreadedServer:
@@ -101,15 +105,3 @@ class ThreadedServer:
     def _close_channels(self) -> None:
         for channel in list(self._channels.values()):
             channel.close()
-
-
-def _announce(ready: Callable[[str], None] | None, host: str, port: int, kind: str) -> None:
-    url = f"http://{host}:{port}"
-    log.info("serving", extra={"url": url, "server": kind})
-    if ready is not None:
-        ready(url)
-
-
-def _restore(previous: dict[signal.Signals, Any]) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from locust import HttpUser, constant, task
 
-from control_plane.query.components import VECTOR_FIELDS, text_hybrid_query
+from control_plane.query.components import text_search_body
 
 PATH = os.environ["BIOHYBRID_LOAD_PATH"]
 QUERIES = [
@@ -40,10 +40,6 @@ class SearchUser(HttpUser):
             body = {"query": query, "size": SIZE, "fusion_method": "rrf"}
             self.client.post("/v1/search", json=body, headers={"X-API-Key": KEY}, name="api hybrid-rrf")
         else:
-            body = {
-                "size": SIZE,
-                "query": text_hybrid_query(query),
-                "_source": {"excludes": list(VECTOR_FIELDS)},
-            }
+            body = text_search_body(query, SIZE)
             url = f"/{INDEX}/_search?search_pipeline=hybrid-rrf"
             self.client.post(url, json=body, name="direct-text hybrid-rrf")

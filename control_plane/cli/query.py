@@ -26,14 +26,10 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _query(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.query.components import VECTOR_FIELDS, text_hybrid_query
+    from control_plane.query.components import text_search_body
 
     client = make_client(settings.opensearch)
-    body = {
-        "size": args.size,
-        "query": text_hybrid_query(args.text),
-        "_source": {"excludes": list(VECTOR_FIELDS)},
-    }
+    body = text_search_body(args.text, args.size)
     if args.pipeline.endswith("-rerank"):
         # Fetch at least the rerank depth (the service reranks the first rerank_top_n, the rest keep
         # their fused order), show the top.

@@ -71,6 +71,11 @@ def hybrid_query(clauses: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     return {"hybrid": {"queries": [clauses[name] for name in COMPONENT_ORDER if name in clauses]}}
 
 
+def text_search_body(text: str, size: int) -> dict[str, Any]:
+    """The README's direct search: the plain-text hybrid query, ``size`` hits, stored vectors left out."""
+    return {"size": size, "query": text_hybrid_query(text), "_source": {"excludes": list(VECTOR_FIELDS)}}
+
+
 def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
     """The plain-text hybrid query a client sends: every component by query text alone (the search
     pipeline's neural_query_enricher supplies the model ids)."""

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
@@ -15,8 +12,8 @@ import requests
 from control_plane.benchmarks import answer_size
 from control_plane.benchmarks.answer_size.compute import measure, summarise
 from control_plane.benchmarks.answer_size.report import Header, render_report
+from control_plane.benchmarks.run_context import finished_run
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.testsets.catalog import is_test_split, load_test_set
 
 PROG = "python -m control_plane.benchmarks.answer_size"
@@ -46,16 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     answers = measure(
         requests.Session(), settings.opensearch.url, args.index, args.pipeline, texts, args.size
     )
-    header = Header(
-        command=f"{PROG} {shlex.join(argv if argv is not None else sys.argv[1:])}",
-        machine=describe_machine(),
-        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        index=args.index,
-        pipeline=args.pipeline,
-        size=args.size,
-        load_before=load_before,
-        load_after=os.getloadavg()[0],
-    )
+    header = Header(finished_run(PROG, argv, load_before), args.index, args.pipeline, args.size)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(header, summarise(answers)), encoding="utf-8")
     print(f"report written to {args.out}")

@@ -11,7 +11,7 @@ from typing import Any
 import requests
 
 from control_plane.formulas.percentile import percentile
-from control_plane.query.components import VECTOR_FIELDS, text_hybrid_query
+from control_plane.query.components import text_search_body
 
 FORMS = ("whole", "lean")
 
@@ -36,10 +36,8 @@ class FormSummary:
 
 def body(text: str, size: int, form: str) -> dict[str, Any]:
     """The README's direct query; the lean form leaves the vectors out of _source."""
-    query: dict[str, Any] = {"size": size, "query": text_hybrid_query(text)}
-    if form == "lean":
-        query["_source"] = {"excludes": list(VECTOR_FIELDS)}
-    return query
+    lean = text_search_body(text, size)
+    return lean if form == "lean" else {k: v for k, v in lean.items() if k != "_source"}
 
 
 def measure(

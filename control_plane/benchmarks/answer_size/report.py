@@ -6,19 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from control_plane.benchmarks.answer_size.compute import FormSummary
+from control_plane.benchmarks.run_context import RunContext
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    command: str
-    machine: str
-    date: str
+    run: RunContext
     index: str
     pipeline: str
     size: int
-    load_before: float
-    load_after: float
 
 
 def render_report(header: Header, forms: Sequence[FormSummary]) -> str:
@@ -37,9 +34,7 @@ def render_report(header: Header, forms: Sequence[FormSummary]) -> str:
     lines = [
         f"# Answer size: `{header.index}` through `{header.pipeline}`, {header.size} hits",
         "",
-        f"- command: `{header.command}`",
-        f"- machine: {header.machine}; {header.date}",
-        f"- 1-minute load average before / after: {header.load_before:.2f} / {header.load_after:.2f}",
+        *header.run.lines(),
         "- each query sent twice, whole and lean `_source` (order alternating per query); bytes are the "
         "response body; milliseconds client-side, keep-alive session",
         "",

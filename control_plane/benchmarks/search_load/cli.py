@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 import tempfile
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from control_plane.benchmarks import search_load
+from control_plane.benchmarks.run_context import finished_run
 from control_plane.benchmarks.search_load.compute import LoadPoint, run_locust
 from control_plane.benchmarks.search_load.render import plot
 from control_plane.benchmarks.search_load.report import Header, render_report
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.testsets.catalog import is_test_split, load_test_set
 
 PROG = "python -m control_plane.benchmarks.search_load"
@@ -69,16 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 points.append(point)
     figure = args.out.with_suffix(".png")
-    header = Header(
-        command=f"{PROG} {shlex.join(argv if argv is not None else sys.argv[1:])}",
-        machine=describe_machine(),
-        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        index=args.index,
-        seconds=args.seconds,
-        queries=args.test_set,
-        load_before=load_before,
-        load_after=os.getloadavg()[0],
-    )
+    header = Header(finished_run(PROG, argv, load_before), args.index, args.seconds, args.test_set)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     plot(points, figure)
     args.out.write_text(render_report(header, points, figure.name), encoding="utf-8")

@@ -5,20 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from control_plane.benchmarks.run_context import RunContext
 from control_plane.benchmarks.search_load.compute import SPEC_BAR_MS, LoadPoint, sustainable
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    command: str
-    machine: str
-    date: str
+    run: RunContext
     index: str
     seconds: int
     queries: str
-    load_before: float
-    load_after: float
 
 
 def render_report(header: Header, points: Sequence[LoadPoint], figure: str) -> str:
@@ -38,9 +35,7 @@ def render_report(header: Header, points: Sequence[LoadPoint], figure: str) -> s
     lines = [
         f"# Search load: hybrid-rrf on `{header.index}` under 1 to many concurrent clients",
         "",
-        f"- command: `{header.command}`",
-        f"- machine: {header.machine}; {header.date}",
-        f"- 1-minute load average before / after: {header.load_before:.2f} / {header.load_after:.2f}",
+        *header.run.lines(),
         f"- load: locust (headless), closed-loop users started at once, {header.seconds} s per point, "
         f"queries {header.queries}; locust shares the cores with the stack it measures",
         "- `api`: `POST /v1/search` `{query, size 10, fusion_method rrf}` (bm25, SPLADE and dense; the API's "

@@ -1,0 +1,13 @@
+"""The README's direct search body, built once for every client path."""
+
+from __future__ import annotations
+
+from control_plane.query.components import text_hybrid_query, text_search_body
+
+
+def test_the_direct_search_body_leaves_the_vectors_out() -> None:
+    assert text_search_body("warfarin", 10) == {
+        "size": 10,
+        "query": text_hybrid_query("warfarin"),
+        "_source": {"excludes": ["embedding", "sparse_terms"]},
+    }

@@ -17,7 +17,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down service-up service-down api-up api-down status demo clean
+.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart service-up service-down api-up api-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -37,6 +37,22 @@ node-up: setup ## provision and start the local node and inference service (idem
 
 node-down: setup ## stop the local node and inference service
 	cd ansible && ../$(BIN)/ansible-playbook site.yml -e opensearch_state=stopped
+
+CLUSTER_INVENTORY := inventories/local-cluster/hosts.yml
+CLUSTER_CONFIG := $(abspath control_plane/config/local-cluster.yaml)
+
+cluster-up: setup ## provision and start a 3-node cluster on this machine (ports 9211-9213) and its inference service (8502)
+	cd ansible && ../$(BIN)/ansible-playbook -i $(CLUSTER_INVENTORY) site.yml
+	BIOHYBRID_CONFIG=$(CLUSTER_CONFIG) $(BIN)/biohybrid --log-format text status
+
+cluster-down: setup ## stop the 3-node cluster and its inference service (data stays under .local/cluster)
+	cd ansible && ../$(BIN)/ansible-playbook -i $(CLUSTER_INVENTORY) site.yml -e opensearch_state=stopped
+
+cluster-rolling-restart: setup ## restart the 3-node cluster one node at a time, serving searches throughout
+	cd ansible && ../$(BIN)/ansible-playbook -i $(CLUSTER_INVENTORY) rolling_restart.yml
+
+cluster-status: setup ## the 3-node cluster's health, nodes and shard allocation
+	BIOHYBRID_CONFIG=$(CLUSTER_CONFIG) $(BIN)/biohybrid --log-format text status
 
 pin-artifacts: setup ## after changing opensearch_version: fetch the role's zips and rewrite their sha256 pins
 	$(BIN)/python ansible/roles/opensearch/files/maven_artifact.py pin \

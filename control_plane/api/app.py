@@ -159,6 +159,8 @@ def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
         metrics.component_errors.labels(component, reason).inc()
     if meta.reranker_error:
         metrics.rerank_fallbacks.labels(meta.reranker_error).inc()
+    if meta.partial:
+        metrics.partial_answers.inc()
     for intent in meta.intents:
         metrics.intent_detections.labels(intent.name).inc()
     for result in answer.results:

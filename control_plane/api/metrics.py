@@ -20,6 +20,7 @@ class ApiMetrics:
     intent_detections: Counter
     topk_results: Counter
     topk_component_hits: Counter
+    partial_answers: Counter
 
     @classmethod
     def create(cls) -> ApiMetrics:
@@ -67,6 +68,11 @@ class ApiMetrics:
                 "biohybrid_api_topk_component_hits_total",
                 "Returned results each component retrieved; share = this / biohybrid_api_topk_results_total",
                 ["component"],
+                registry=registry,
+            ),
+            partial_answers=Counter(
+                "biohybrid_api_partial_answers_total",
+                "Searches answered while some shards failed (node down, no replica): results may be short",
                 registry=registry,
             ),
         )

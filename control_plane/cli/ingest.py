@@ -88,6 +88,11 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         f"parse+chunk {summary.parse_s:.1f}s, encode {summary.encode_s:.1f}s, index {summary.index_s:.1f}s"
     )
     print(f"time: {split}")
+    if summary.retried_records or summary.retried_batches:
+        print(
+            f"retried: {summary.retried_records} record(s) refused for a transient reason, "
+            f"{summary.retried_batches} batch request(s) that failed as a whole (idempotent: same chunk ids)"
+        )
     if dead_letter.count:
         print(f"{dead_letter.count} rejected record(s) written to {dead_letter.path}")
     return 0 if not (summary.parse_errors or summary.index_failures) else EXIT_DRIFT

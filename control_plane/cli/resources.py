@@ -78,6 +78,13 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
         print(f"MISSING     {', '.join(status.missing_plugins)}")
     print(f"modules     {', '.join(status.modules)}")
     print(f"k-NN engine {status.knn_engine} (setting index.knn.engine)")
+    for node in status.node_details:
+        lead = " (cluster manager)" if node.cluster_manager else ""
+        roles = ",".join(node.roles)
+        where = f"{node.name}{lead} at {node.http_address}"
+        print(f"{'node':<11} {where}: {node.shards} shard copies, roles {roles}")
+    counts = ", ".join(f"{count} {key.removesuffix('_shards')}" for key, count in status.shards.items())
+    print(f"shards      {counts}")
     for label, state in status.resources.items():
         print(f"{'resource':<11} {label}: {state}")
     return 0

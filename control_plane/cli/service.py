@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from control_plane.cli.common import EXIT_CLUSTER, Subcommands
 from control_plane.config.settings import ENV_CONFIG_FILE, Settings
@@ -19,6 +20,12 @@ def add_parsers(commands: Subcommands) -> None:
     )
     service.add_argument("action", choices=["start", "stop"], help="what to do")
     service.add_argument("--port", type=int, default=8501, help="port (default 8501, as models.service_url)")
+    service.add_argument(
+        "--state-dir",
+        type=Path,
+        help="folder of its pid and log files (default .local/inference); a second service on this "
+        "machine, such as the local cluster's, needs its own",
+    )
     service.set_defaults(handler=_service)
 
     api = commands.add_parser(
@@ -33,17 +40,19 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _service(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.inference.process import start_service, stop_service
+    from control_plane.inference.process import STATE_DIR, start_service, stop_service
 
+    state_dir: Path = args.state_dir or STATE_DIR
     if args.action == "start":
         try:
-            url, started = start_service(args.port)
+            url, started = start_service(args.port, state_dir)
             print(f"inference service {'started' if started else 'already running'} at {url}")
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CLUSTER
     else:
-        print("inference service stopped" if stop_service() else "no inference service was running")
+        stopped = stop_service(state_dir)
+        print("inference service stopped" if stopped else "no inference service was running")
     return 0
 
 

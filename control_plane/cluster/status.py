@@ -14,6 +14,27 @@ from control_plane.resources.catalog import Resource
 REQUIRED_PLUGINS = ("opensearch-job-scheduler", "opensearch-ml", "opensearch-knn", "opensearch-neural-search")
 
 
+# Shard counters of the cluster health answer, in the order an operator reads them.
+SHARD_COUNTERS = (
+    "active_primary_shards",
+    "active_shards",
+    "relocating_shards",
+    "initializing_shards",
+    "unassigned_shards",
+)
+
+
+@dataclass(frozen=True)
+class ClusterNode:
+    """One node: where it answers, what it may do, whether it leads, how many shard copies it holds."""
+
+    name: str
+    http_address: str
+    roles: list[str]
+    cluster_manager: bool
+    shards: int
+
+
 @dataclass(frozen=True)
 class NodeStatus:
     url: str
@@ -27,6 +48,8 @@ class NodeStatus:
     modules: list[str]
     knn_engine: str
     resources: dict[str, str] = field(default_factory=dict)
+    node_details: list[ClusterNode] = field(default_factory=list)
+    shards: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -39,8 +62,9 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
     plugins = sorted({p["name"] for node in nodes.values() for p in node.get("plugins", [])})
     modules = sorted({m["name"] for node in nodes.values() for m in node.get("modules", [])})
     drift = verify_resources(client, resources)
+    details = read_nodes(client)
     return NodeStatus(
-        url=settings.opensearch.url,
+        url=", ".join(settings.opensearch.hosts),
         cluster_name=info["cluster_name"],
         health=health["status"],
         version=info["version"]["number"],
@@ -51,6 +75,32 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
         modules=modules,
         knn_engine=settings.index.knn.engine,
         resources={label: _state(diffs) for label, diffs in drift.items()},
+        node_details=details,
+        shards={key: int(health.get(key, 0)) for key in SHARD_COUNTERS},
+    )
+
+
+def read_nodes(client: OpenSearch) -> list[ClusterNode]:
+    """Every node of the cluster with its shard copies (``_cat/allocation``) and the elected manager."""
+    info = client.nodes.info(metric="http")["nodes"]
+    manager = {row["node"] for row in client.cat.cluster_manager(format="json")}
+    shards = {
+        row["node"]: int(row["shards"])
+        for row in client.cat.allocation(format="json")
+        if row.get("node") != "UNASSIGNED"
+    }
+    return sorted(
+        (
+            ClusterNode(
+                name=node["name"],
+                http_address=node.get("http", {}).get("publish_address", ""),
+                roles=sorted(node.get("roles", [])),
+                cluster_manager=node["name"] in manager,
+                shards=shards.get(node["name"], 0),
+            )
+            for node in info.values()
+        ),
+        key=lambda node: node.name,
     )
 
 

@@ -45,8 +45,15 @@ class _Strict(BaseModel):
 
 class OpenSearchSettings(_Strict):
     url: str = "http://127.0.0.1:9200"
+    # Every node a client may send to (a cluster: each node's HTTP address). A client spreads requests
+    # over them and moves on from one that stops answering; empty: ``url`` alone.
+    urls: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30, gt=0)
     cluster_name: str = "biohybrid"
+
+    @property
+    def hosts(self) -> list[str]:
+        return list(self.urls) or [self.url]
 
 
 class Bm25Settings(_Strict):

@@ -9,21 +9,34 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from opensearchpy import OpenSearch
+from opensearchpy import ConnectionError as OpenSearchConnectionError
+from opensearchpy import OpenSearch, TransportError
+from opensearchpy.helpers import ScanError
 from tqdm import tqdm
 
-from control_plane.ingestion.bulk import BatchResult, ChunkEncoder, DeadLetterFile, index_batch
+from control_plane.ingestion.bulk import (
+    RETRYABLE_STATUSES,
+    BatchResult,
+    ChunkEncoder,
+    DeadLetterFile,
+    Failure,
+    index_batch,
+)
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.parsers import completeness, iter_documents, most_complete_forms
 from control_plane.ingestion.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
+
+# A batch's request failing as a whole: no node answered (ConnectionError, a TransportError), a 5xx or
+# 429 from the cluster, or a hash look-up whose shards went away with a node (ScanError).
+TRANSIENT_BATCH_ERRORS = (OpenSearchConnectionError, TransportError, ScanError)
 
 
 @dataclass
@@ -36,6 +49,10 @@ class IngestSummary:
     parse_errors: int = 0
     duplicates: int = 0
     index_failures: int = 0
+    # What the cluster made us send again: records refused for a transient reason, and whole batches
+    # whose request failed (a node killed mid-request); both idempotent (_id = chunk_id).
+    retried_records: int = 0
+    retried_batches: int = 0
     seconds: float = 0.0
     # Where the time went: parsing + chunking, model encoding, bulk indexing (incl. hash look-ups).
     parse_s: float = 0.0
@@ -61,6 +78,8 @@ class IngestOptions:
     pipeline: str | None = None
     progress: bool = True
     limit_documents: int | None = None
+    # How long a batch whose request keeps failing (cluster unreachable, shards lost) is retried.
+    batch_retry_s: float = 120.0
 
 
 def ingest(
@@ -149,12 +168,52 @@ def _flush(
             summary.encode_s += time.monotonic() - encode_started
 
     flush_started, encode_before = time.monotonic(), summary.encode_s
-    result: BatchResult = index_batch(client, options.index, batch, timed_encode, pipeline=options.pipeline)
+    result = _index_with_retries(client, options, batch, timed_encode, summary)
     summary.index_s += (time.monotonic() - flush_started) - (summary.encode_s - encode_before)
     summary.chunks += len(batch)
     summary.written += result.written
     summary.unchanged += result.unchanged
     summary.deleted += result.deleted
+    summary.retried_records += result.retried
     summary.index_failures += len(result.failures)
     for failure in result.failures:
         dead_letter.write({"stage": "index", **asdict(failure)})
+
+
+def _index_with_retries(
+    client: OpenSearch,
+    options: IngestOptions,
+    batch: list[Chunk],
+    encode: ChunkEncoder,
+    summary: IngestSummary,
+    sleep: Callable[[float], None] = time.sleep,
+) -> BatchResult:
+    """Write a batch; when the request itself fails for a transient reason (no node answered, shards
+    lost with a node), write it again after a back-off: the batch is idempotent (it re-reads the stored
+    hashes first). After ``options.batch_retry_s`` the batch's chunks are reported as failed, with the
+    reason, and the run goes on."""
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        try:
+            return index_batch(client, options.index, batch, encode, pipeline=options.pipeline)
+        except TRANSIENT_BATCH_ERRORS as exc:
+            if isinstance(exc, TransportError) and not _transient_status(exc):
+                raise
+            reason = f"{type(exc).__name__}: {str(exc)[:300]}"
+            delay = min(15.0, 0.5 * 2**attempt)
+            if time.monotonic() - started + delay > options.batch_retry_s:
+                log.error("batch not indexed", extra={"chunks": len(batch), "reason": reason})
+                return BatchResult(failures=[Failure(c.chunk_id, c.doc_id, 0, reason) for c in batch])
+            summary.retried_batches += 1
+            log.warning(
+                "batch failed, retrying",
+                extra={"chunks": len(batch), "reason": reason, "delay_s": delay, "attempt": attempt + 1},
+            )
+            sleep(delay)
+            attempt += 1
+
+
+def _transient_status(exc: TransportError) -> bool:
+    status = exc.status_code
+    return not isinstance(status, int) or status in RETRYABLE_STATUSES or status >= 500

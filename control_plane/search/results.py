@@ -91,6 +91,26 @@ class Timings(BaseModel):
     )
 
 
+class ShardCounts(BaseModel):
+    """How many shards answered (OpenSearch's ``_shards``). With a node down and no replica of one of
+    its shards, OpenSearch answers from the rest: ``failed`` > 0 and ``partial`` say the results are
+    short, never silently."""
+
+    total: int = 0
+    successful: int = 0
+    skipped: int = 0
+    failed: int = 0
+
+    @property
+    def partial(self) -> bool:
+        return self.failed > 0 or self.successful + self.skipped < self.total
+
+    @classmethod
+    def of(cls, response: Mapping[str, Any]) -> ShardCounts:
+        shards = response.get("_shards") or {}
+        return cls(**{key: int(shards.get(key, 0)) for key in ("total", "successful", "skipped", "failed")})
+
+
 class FusionInfo(BaseModel):
     method: str
     weights: dict[str, float] | None = None
@@ -110,6 +130,8 @@ class SearchMetadata(BaseModel):
     intents: list[IntentInfo] = Field(default_factory=list)
     boosts: list[BoostInfo] = Field(default_factory=list)
     total_candidates: int
+    shards: ShardCounts = Field(default_factory=ShardCounts)
+    partial: bool = Field(False, description="some shards did not answer: results may be missing hits")
     from_: int = Field(alias="from")
     size: int
     timings: Timings

@@ -43,6 +43,7 @@ from control_plane.search.results import (
     IntentInfo,
     SearchMetadata,
     SearchResponse,
+    ShardCounts,
     Timings,
     chunk_result,
 )
@@ -239,6 +240,9 @@ class SearchService:
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
+        shards = ShardCounts.of(response)
+        if shards.partial:
+            log.warning("partial search answer", extra={"index": plan.index, **shards.model_dump()})
         metadata = SearchMetadata(
             query=spec.query,
             query_type=plan.query_type,
@@ -252,6 +256,8 @@ class SearchService:
             intents=[intent_info(i) for i in plan.intents.intents],
             boosts=[boost_info(b) for b in plan.intents.boosts],
             total_candidates=len(hits),
+            shards=shards,
+            partial=shards.partial,
             from_=spec.from_,
             size=spec.size,
             timings=Timings(

@@ -30,12 +30,15 @@ def cluster_name_at(url: str) -> str | None:
         return None
 
 
-def run_playbook(*extra: str, timeout_s: int = 1800) -> subprocess.CompletedProcess[str]:
-    """Run ansible/site.yml against the local inventory with the virtualenv's ansible-playbook."""
-    playbook = Path(sys.executable).with_name("ansible-playbook")
+def run_playbook(
+    *extra: str, playbook: str = "site.yml", timeout_s: int = 1800
+) -> subprocess.CompletedProcess[str]:
+    """Run an ansible/ playbook (site.yml: against the local inventory unless ``-i`` says otherwise)
+    with the virtualenv's ansible-playbook."""
+    ansible_playbook = Path(sys.executable).with_name("ansible-playbook")
     env = {**os.environ, "ANSIBLE_CONFIG": str(ANSIBLE_DIR / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
     return subprocess.run(
-        [str(playbook), "site.yml", *extra],
+        [str(ansible_playbook), playbook, *extra],
         cwd=ANSIBLE_DIR,
         env=env,
         capture_output=True,

@@ -1,0 +1,40 @@
+"""What the cluster tests compare with: the demo sources ingested by the project's own code, and the
+stored ``{chunk_id: content_hash}`` of an index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opensearchpy import OpenSearch, helpers
+
+from control_plane.config.settings import Settings
+from control_plane.ingestion.bulk import DeadLetterFile
+from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
+from control_plane.ingestion.setup import python_encoder
+
+DEMO_SOURCES = ("pmc", "ctgov")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    settings: Settings
+    client: OpenSearch
+    reference_index: str
+    reference: dict[str, str]  # chunk_id -> content_hash of the fault-free run
+
+
+def stored_chunks(client: OpenSearch, index: str) -> dict[str, str]:
+    """``{chunk_id: content_hash}`` of every stored chunk, read with a scroll (fails on a partial read)."""
+    query = {"query": {"match_all": {}}, "_source": ["content_hash"]}
+    return {
+        hit["_id"]: hit["_source"].get("content_hash", "")
+        for hit in helpers.scan(client, index=index, query=query, size=1000, raise_on_error=True)
+    }
+
+
+def ingest_demo(
+    client: OpenSearch, settings: Settings, index: str, dead_letter: DeadLetterFile, batch_chunks: int = 256
+) -> IngestSummary:
+    encoder, counter = python_encoder(settings)
+    options = IngestOptions(index=index, strategy="section", batch_chunks=batch_chunks, progress=False)
+    return ingest(client, list(DEMO_SOURCES), options, encoder, dead_letter, counter)

@@ -168,7 +168,7 @@ def _flush(
             summary.encode_s += time.monotonic() - encode_started
 
     flush_started, encode_before = time.monotonic(), summary.encode_s
-    result = _index_with_retries(client, options, batch, timed_encode, summary)
+    result = index_with_retries(client, options, batch, timed_encode, summary)
     summary.index_s += (time.monotonic() - flush_started) - (summary.encode_s - encode_before)
     summary.chunks += len(batch)
     summary.written += result.written
@@ -180,7 +180,7 @@ def _flush(
         dead_letter.write({"stage": "index", **asdict(failure)})
 
 
-def _index_with_retries(
+def index_with_retries(
     client: OpenSearch,
     options: IngestOptions,
     batch: list[Chunk],

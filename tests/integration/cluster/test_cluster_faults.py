@@ -16,13 +16,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from integration.cluster.nodes import CLUSTER_ROOT, kill_node, restart_node, rolling_restart, wait_for_green
+from integration.cluster.nodes import (
+    CLUSTER_ROOT,
+    NODES,
+    kill_node,
+    restart_node,
+    rolling_restart,
+    wait_for_green,
+)
 from integration.cluster.reference import Cluster, ingest_demo, stored_chunks
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
 from control_plane.cluster.client import make_client
+from control_plane.cluster.status import read_status
 from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.ingestion.bulk import DeadLetterFile
@@ -42,6 +50,8 @@ QUERIES = (
 DEMO_KEY = "demo-search-key"  # control_plane/config/local-cluster.yaml holds its hash
 REPORT = CLUSTER_ROOT / "fault-report.json"
 MAX_REQUESTS = 4000  # the stream's bound, whatever happens
+# A steady stream, not a flood: on 2 cores a flood slows the node restarts it is meant to watch.
+PAUSE_S = 0.3
 PATHS = ("api", "api-solo", "direct")
 
 
@@ -123,6 +133,7 @@ class Stream:
             for query in QUERIES:
                 for path in self.paths:
                     self.answers.append(self.searcher.ask(path, query, self.phase))
+                    self.stop.wait(PAUSE_S)
 
     def __enter__(self) -> Stream:
         self.thread.start()
@@ -239,6 +250,16 @@ def single_node_run(
         yield stored_chunks(client, index)
     finally:
         client.indices.delete(index=index, ignore_unavailable=True)
+
+
+def test_status_shows_every_node_its_shards_and_the_manager(cluster: Cluster) -> None:
+    status = read_status(cluster.client, cluster.settings, [])
+    assert status.health == "green"
+    assert [node.name for node in status.node_details] == list(NODES)
+    assert sum(node.cluster_manager for node in status.node_details) == 1
+    # Every shard copy is on some node: the reference index alone has 3 primaries and 3 replicas.
+    assert sum(node.shards for node in status.node_details) == status.shards["active_shards"] >= 6
+    assert status.shards["unassigned_shards"] == 0
 
 
 def test_a_node_killed_mid_ingest_loses_and_duplicates_nothing(

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.config.settings import LOCAL_FILE, ConfigError, load_settings
+from control_plane.config.settings import LOCAL_FILE, ConfigError, OpenSearchSettings, load_settings
 
 
 def test_packaged_defaults_are_the_production_form() -> None:
@@ -63,3 +63,15 @@ def test_missing_or_malformed_file_is_named(tmp_path: Path) -> None:
     bad.write_text("index: [unclosed\n")
     with pytest.raises(ConfigError, match=r"bad\.yaml"):
         load_settings(bad, environ={})
+
+
+def test_a_client_is_given_every_listed_node_else_the_single_url() -> None:
+    single = OpenSearchSettings(url="http://a:9200")
+    cluster = OpenSearchSettings(url="http://a:9200", urls=["http://a:9211", "http://b:9212"])
+    assert single.hosts == ["http://a:9200"]
+    assert cluster.hosts == ["http://a:9211", "http://b:9212"]
+    cluster_file = load_settings(
+        Path(__file__).parents[3] / "control_plane/config/local-cluster.yaml", environ={}
+    )
+    assert len(cluster_file.opensearch.hosts) == 3
+    assert (cluster_file.index.shards, cluster_file.index.replicas) == (3, 1)

@@ -1,6 +1,12 @@
 from typing import Any
 
-from control_plane.search.results import ComponentScores, chunk_result, component_scores, normalized_scores
+from control_plane.search.results import (
+    ComponentScores,
+    ShardCounts,
+    chunk_result,
+    component_scores,
+    normalized_scores,
+)
 
 
 def _hit(**extra: Any) -> dict[str, Any]:
@@ -49,3 +55,18 @@ def test_chunk_result_reads_the_source_fields() -> None:
         12,
         0.8,
     )
+
+
+def test_shard_counts_flag_an_answer_some_shards_missed() -> None:
+    complete = ShardCounts.of({"_shards": {"total": 3, "successful": 3, "skipped": 0, "failed": 0}})
+    skipped = ShardCounts.of({"_shards": {"total": 3, "successful": 2, "skipped": 1, "failed": 0}})
+    failed = ShardCounts.of({"_shards": {"total": 3, "successful": 2, "skipped": 0, "failed": 1}})
+    unanswered = ShardCounts.of({"_shards": {"total": 3, "successful": 2, "failed": 0}})
+    assert (complete.partial, skipped.partial, failed.partial, unanswered.partial) == (
+        False,
+        False,
+        True,
+        True,
+    )
+    assert ShardCounts.of({}) == ShardCounts(total=0, successful=0, skipped=0, failed=0)
+    assert not ShardCounts.of({}).partial

@@ -1,0 +1,64 @@
+"""Which bulk failures are sent again, and what a batch does when no node answers at all (a client
+pointed at a port nothing listens on: a real refusal)."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+
+import pytest
+
+from control_plane.cluster.client import make_client
+from control_plane.config.settings import OpenSearchSettings
+from control_plane.ingestion.bulk import bulk_status, is_transient
+from control_plane.ingestion.chunking import chunk
+from control_plane.ingestion.encode import PipelineChunkEncoder
+from control_plane.ingestion.parsers import parse_documents
+from control_plane.ingestion.run import IngestOptions, IngestSummary, index_with_retries
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [({"status": 503}, 503), ({"status": "429"}, 429), ({"status": "N/A"}, 0), ({}, 0)],
+)
+def test_bulk_status_reads_numbers_and_calls_a_missing_answer_zero(
+    outcome: dict[str, object], status: int
+) -> None:
+    assert bulk_status(outcome) == status
+
+
+@pytest.mark.parametrize(
+    ("outcome", "transient"),
+    [
+        ({"status": 429, "error": {"type": "es_rejected_execution_exception"}}, True),
+        ({"status": 503, "error": {"type": "unavailable_shards_exception"}}, True),
+        ({"status": "N/A", "error": "ConnectionError(...)"}, True),
+        ({"status": 500, "error": {"type": "node_closed_exception"}}, True),
+        ({"status": 500, "error": {"type": "illegal_argument_exception"}}, False),
+        ({"status": 400, "error": {"type": "mapper_parsing_exception"}}, False),
+        ({"status": 404, "error": {"type": "document_missing_exception"}}, False),
+    ],
+)
+def test_only_the_clusters_trouble_is_retried(outcome: dict[str, object], transient: bool) -> None:
+    assert is_transient(outcome) is transient
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_batch_no_node_takes_is_retried_then_reported_chunk_by_chunk() -> None:
+    client = make_client(OpenSearchSettings(url=f"http://127.0.0.1:{_closed_port()}", timeout_s=2))
+    batch = [c for d in itertools.islice(parse_documents("nfcorpus"), 2) for c in chunk(d, "section")]
+    summary = IngestSummary()
+    sleeps: list[float] = []
+    options = IngestOptions(index="chunks-nowhere", batch_retry_s=1.0)
+    result = index_with_retries(client, options, batch, PipelineChunkEncoder(), summary, sleep=sleeps.append)
+    # Back-off 0.5 s, then the next wait (1 s) would pass the 1 s budget: given up after one retry.
+    assert sleeps == [0.5]
+    assert summary.retried_batches == 1
+    assert result.written == 0
+    assert [f.chunk_id for f in result.failures] == [c.chunk_id for c in batch]
+    assert all(f.reason.startswith("ConnectionError") and f.status == 0 for f in result.failures)

@@ -16,7 +16,11 @@ from control_plane.cluster.snapshots import (
     DEFAULT_REPOSITORY,
     SnapshotError,
     create_snapshot,
+    find_snapshot,
     list_snapshots,
+    model_choice,
+    require_same_models,
+    restore_models,
     restore_snapshot,
 )
 from control_plane.config.settings import Settings
@@ -27,8 +31,9 @@ def add_parsers(commands: Subcommands) -> None:
         "snapshot",
         help="back up the chunk indices and eval-runs into a snapshot repository, list and restore them",
         description="Snapshots go to a filesystem repository under the node's path.repo (the Ansible role's "
-        "opensearch_snapshot_dir), registered on first use. ml-commons models are not in a snapshot: after "
-        "a restore into another cluster run `biohybrid models register` there.",
+        "opensearch_snapshot_dir), registered on first use. A snapshot records the models its vectors were "
+        "made with; a restore registers them in ml-commons again (against this cluster's inference service) "
+        "and re-applies the pipelines, so plain-text queries answer as before.",
     )
     actions = snapshot.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="take a snapshot and wait for it")
@@ -40,6 +45,11 @@ def add_parsers(commands: Subcommands) -> None:
     restore = actions.add_parser("restore", help="restore a snapshot's indices")
     restore.add_argument("name", help="snapshot name (see `biohybrid snapshot list`)")
     restore.add_argument("--replace", action="store_true", help="delete indices of the same names first")
+    restore.add_argument(
+        "--no-models",
+        action="store_true",
+        help="restore the indices only (no model registration, no pipeline update)",
+    )
     for parser in (create, listing, restore):
         parser.add_argument("--repository", default=DEFAULT_REPOSITORY, help=f"default {DEFAULT_REPOSITORY}")
         parser.add_argument("--json", action="store_true", help="print JSON")
@@ -51,7 +61,9 @@ def _snapshot(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.action == "create":
             name = args.name or datetime.now(UTC).strftime("biohybrid-%Y%m%dt%H%M%Sz")
-            info = create_snapshot(client, name, args.indices.split(","), args.repository)
+            info = create_snapshot(
+                client, name, args.indices.split(","), args.repository, models=model_choice(settings)
+            )
             _print(
                 [asdict(info)] if args.json else [f"{info.name}: {info.state}, {', '.join(info.indices)}"],
                 args,
@@ -61,8 +73,19 @@ def _snapshot(settings: Settings, args: argparse.Namespace) -> int:
             lines = [f"{s.name}  {s.state}  {s.start}  {', '.join(s.indices)}" for s in found]
             _print([asdict(s) for s in found] if args.json else lines or ["(no snapshots)"], args)
         else:
+            snapshot = find_snapshot(client, args.name, args.repository)
+            if not args.no_models:
+                require_same_models(snapshot, settings)  # before any index is touched
             restored = restore_snapshot(client, args.name, replace=args.replace, repository=args.repository)
-            _print(restored if args.json else [f"restored {', '.join(restored)}"], args)
+            models = [] if args.no_models else restore_models(client, settings, snapshot)
+            registered = {m.role: m.model_id for m in models}
+            _print(
+                [{"indices": restored, "models": registered}]
+                if args.json
+                else [f"restored {', '.join(restored)}"]
+                + [f"model {role} registered as {model_id}" for role, model_id in registered.items()],
+                args,
+            )
     except SnapshotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_DRIFT

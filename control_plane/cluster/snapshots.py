@@ -1,20 +1,28 @@
 """Backups: snapshots of the project's indices into a filesystem repository under the node's ``path.repo``
 (the Ansible role sets it), listed and restored by name.
 
-What a snapshot holds: the chunk indices and the eval-runs store (``DEFAULT_INDICES``). The ml-commons
-model registrations are not restored from it: `biohybrid models register` recreates them idempotently
-against the inference service of the cluster being restored into (their connectors name its URL).
+What a snapshot holds: the chunk indices and the eval-runs store (``DEFAULT_INDICES``), and in its
+metadata the models whose vectors those indices hold. ml-commons' own system indices are not
+snapshotted: their connectors name one cluster's inference service and their deployment state does not
+survive a restore. A restore instead registers the recorded models again, idempotently, against the
+inference service of the cluster restored into, and re-applies the search pipelines with their ids, so
+plain-text queries give the results they gave before; it refuses when the settings name other models
+than the snapshot's vectors were made with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
 
+from control_plane.cluster.manage import apply_resources
+from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError, BiohybridError
+from control_plane.mlcommons.registry import RegisteredModel, register_models
+from control_plane.resources.catalog import load_resources
 
 DEFAULT_REPOSITORY = "biohybrid-backups"
 DEFAULT_INDICES = ("chunks-*", "eval-runs")
@@ -36,6 +44,24 @@ class SnapshotInfo:
     start: str
     shards_total: int
     shards_failed: int
+    # The models whose vectors the indices hold ({"dense": name, "sparse": name, "rerank": name}).
+    models: dict[str, str] = field(default_factory=dict)
+
+
+def model_choice(settings: Settings) -> dict[str, str]:
+    """The configured models, as a snapshot records them."""
+    chosen = settings.models
+    return {"dense": chosen.dense, "sparse": chosen.sparse, "rerank": chosen.rerank}
+
+
+def model_mismatches(recorded: Mapping[str, str], current: Mapping[str, str]) -> list[str]:
+    """Each role whose model differs between a snapshot and the settings, as "role: snapshot X, settings
+    Y" (roles a snapshot did not record are not compared)."""
+    return [
+        f"{role}: snapshot {model}, settings {current.get(role)}"
+        for role, model in sorted(recorded.items())
+        if current.get(role) != model
+    ]
 
 
 def snapshot_info(raw: dict[str, Any]) -> SnapshotInfo:
@@ -48,6 +74,7 @@ def snapshot_info(raw: dict[str, Any]) -> SnapshotInfo:
         start=str(raw.get("start_time", "")),
         shards_total=int(shards.get("total", 0)),
         shards_failed=int(shards.get("failed", 0)),
+        models={str(k): str(v) for k, v in ((raw.get("metadata") or {}).get("models") or {}).items()},
     )
 
 
@@ -89,10 +116,17 @@ def create_snapshot(
     name: str,
     indices: Sequence[str] = DEFAULT_INDICES,
     repository: str = DEFAULT_REPOSITORY,
+    models: Mapping[str, str] | None = None,
 ) -> SnapshotInfo:
-    """Snapshot ``indices`` (missing ones skipped) and wait for it; a partial snapshot is an error."""
+    """Snapshot ``indices`` (missing ones skipped) and wait for it; a partial snapshot is an error.
+    ``models`` (see :func:`model_choice`) goes into the snapshot's metadata."""
     ensure_repository(client, repository)
-    body = {"indices": ",".join(indices), "ignore_unavailable": True, "include_global_state": False}
+    body: dict[str, Any] = {
+        "indices": ",".join(indices),
+        "ignore_unavailable": True,
+        "include_global_state": False,
+        "metadata": {"models": dict(models or {})},
+    }
     answer = client.snapshot.create(
         repository=repository, snapshot=name, body=body, params={"wait_for_completion": "true"}
     )
@@ -122,12 +156,7 @@ def restore_snapshot(
 ) -> list[str]:
     """Restore every index of snapshot ``name``; with ``replace``, indices of the same names are deleted
     first (a restore never overwrites an open index). Returns the restored index names."""
-    found = [s for s in list_snapshots(client, repository) if s.name == name]
-    if not found:
-        raise SnapshotError(
-            f"no snapshot {name!r} in repository {repository!r} (see `biohybrid snapshot list`)"
-        )
-    indices = list(found[0].indices)
+    indices = list(find_snapshot(client, name, repository).indices)
     present = [index for index in indices if client.indices.exists(index=index)]
     if present and not replace:
         raise SnapshotError(
@@ -149,3 +178,31 @@ def restore_snapshot(
             f"restored {indices}, but they are not allocated yet (health {health.get('status')})"
         )
     return indices
+
+
+def find_snapshot(client: OpenSearch, name: str, repository: str = DEFAULT_REPOSITORY) -> SnapshotInfo:
+    found = [s for s in list_snapshots(client, repository) if s.name == name]
+    if not found:
+        raise SnapshotError(
+            f"no snapshot {name!r} in repository {repository!r} (see `biohybrid snapshot list`)"
+        )
+    return found[0]
+
+
+def require_same_models(snapshot: SnapshotInfo, settings: Settings) -> None:
+    """Refuse when the settings name other models than the snapshot's vectors were made with."""
+    mismatches = model_mismatches(snapshot.models, model_choice(settings))
+    if mismatches:
+        raise SnapshotError(
+            f"snapshot {snapshot.name} was taken with other models ({'; '.join(mismatches)}): set "
+            "models.* in the settings to the snapshot's, or restore with --no-models and re-index"
+        )
+
+
+def restore_models(client: OpenSearch, settings: Settings, snapshot: SnapshotInfo) -> list[RegisteredModel]:
+    """Register the snapshot's models in ml-commons again (idempotent by name, against this cluster's
+    inference service) and re-apply the templates and pipelines with their ids."""
+    require_same_models(snapshot, settings)
+    registered = register_models(client, settings)
+    apply_resources(client, settings, load_resources(settings, {m.role: m.model_id for m in registered}))
+    return registered

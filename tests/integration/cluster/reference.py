@@ -13,6 +13,7 @@ from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
 from control_plane.ingestion.setup import python_encoder
 
 DEMO_SOURCES = ("pmc", "ctgov")
+DEMO_KEY = "demo-search-key"  # control_plane/config/local-cluster.yaml holds its hash
 
 
 @dataclass(frozen=True)
@@ -38,3 +39,12 @@ def ingest_demo(
     encoder, counter = python_encoder(settings)
     options = IngestOptions(index=index, strategy="section", batch_chunks=batch_chunks, progress=False)
     return ingest(client, list(DEMO_SOURCES), options, encoder, dead_letter, counter)
+
+
+def api_settings(settings: Settings, index: str) -> Settings:
+    """The cluster's settings for an in-process control API over ``index``, with budgets wide enough
+    for a loaded 2-core machine."""
+    search = settings.search.model_copy(
+        update={"index_pattern": index, "component_timeout_ms": 10000, "rerank_timeout_ms": 30000}
+    )
+    return settings.model_copy(update={"search": search})

@@ -24,7 +24,7 @@ from integration.cluster.nodes import (
     rolling_restart,
     wait_for_green,
 )
-from integration.cluster.reference import Cluster, ingest_demo, stored_chunks
+from integration.cluster.reference import DEMO_KEY, Cluster, api_settings, ingest_demo, stored_chunks
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -47,7 +47,6 @@ QUERIES = (
     "randomized controlled trial methods",
     "indications for treatment",
 )
-DEMO_KEY = "demo-search-key"  # control_plane/config/local-cluster.yaml holds its hash
 REPORT = CLUSTER_ROOT / "fault-report.json"
 MAX_REQUESTS = 4000  # the stream's bound, whatever happens
 # A steady stream, not a flood: on 2 cores a flood slows the node restarts it is meant to watch.
@@ -76,8 +75,8 @@ class Searcher:
         self.index = cluster.reference_index
         evaluation = load_evaluation_settings(environ={})
         self.apps = {
-            "api": create_app(_api_settings(cluster.settings, self.index), evaluation=evaluation),
-            "api-solo": create_app(_api_settings(cluster.settings, solo_index), evaluation=evaluation),
+            "api": create_app(api_settings(cluster.settings, self.index), evaluation=evaluation),
+            "api-solo": create_app(api_settings(cluster.settings, solo_index), evaluation=evaluation),
         }
         self.direct: OpenSearch = make_client(cluster.settings.opensearch)
 
@@ -155,16 +154,6 @@ class NodeKill:
     during: list[Answer]
     after: list[Answer]
     partial_counted: float
-
-
-def _api_settings(settings: Settings, index: str) -> Settings:
-    return settings.model_copy(
-        update={
-            "search": settings.search.model_copy(
-                update={"index_pattern": index, "component_timeout_ms": 10000, "rerank_timeout_ms": 30000}
-            )
-        }
-    )
 
 
 def _holder_of_shard_zero(client: OpenSearch, index: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.cluster.snapshots import SnapshotInfo, repository_paths, snapshot_info
+from control_plane.cluster.snapshots import SnapshotInfo, model_mismatches, repository_paths, snapshot_info
 
 
 def test_a_snapshot_entry_becomes_a_value() -> None:
@@ -28,3 +28,22 @@ def test_repository_paths_are_those_every_node_has() -> None:
     assert repository_paths(nodes) == ["/srv/snap"]
     assert repository_paths({"nodes": {"a": {"settings": {"path": {}}}}}) == []
     assert repository_paths({}) == []
+
+
+def test_the_models_a_snapshot_recorded_are_read_back() -> None:
+    raw = {
+        "snapshot": "with-models",
+        "state": "SUCCESS",
+        "metadata": {"models": {"dense": "bge-small", "sparse": "splade-tiny", "rerank": "ce-minilm"}},
+    }
+    assert snapshot_info(raw).models == {"dense": "bge-small", "sparse": "splade-tiny", "rerank": "ce-minilm"}
+    assert snapshot_info({"snapshot": "older"}).models == {}
+
+
+def test_a_model_mismatch_names_the_role_and_both_models() -> None:
+    recorded = {"dense": "bge-small", "sparse": "splade-tiny"}
+    assert model_mismatches(recorded, {"dense": "bge-small", "sparse": "splade-tiny", "rerank": "x"}) == []
+    assert model_mismatches(recorded, {"dense": "minilm", "sparse": "splade-tiny"}) == [
+        "dense: snapshot bge-small, settings minilm"
+    ]
+    assert model_mismatches({}, {"dense": "minilm"}) == []  # a snapshot without a record is not compared

@@ -48,3 +48,11 @@ def api_settings(settings: Settings, index: str) -> Settings:
         update={"index_pattern": index, "component_timeout_ms": 10000, "rerank_timeout_ms": 30000}
     )
     return settings.model_copy(update={"search": search})
+
+
+def count_so_far(client: OpenSearch, index: str) -> int:
+    """Chunks in ``index`` now; 0 while it does not exist yet (for polling during an ingest)."""
+    try:
+        return int(client.count(index=index)["count"])
+    except Exception:  # absent index, or a node just went away: polling goes on
+        return 0

@@ -24,7 +24,14 @@ from integration.cluster.nodes import (
     rolling_restart,
     wait_for_green,
 )
-from integration.cluster.reference import DEMO_KEY, Cluster, api_settings, ingest_demo, stored_chunks
+from integration.cluster.reference import (
+    DEMO_KEY,
+    Cluster,
+    api_settings,
+    count_so_far,
+    ingest_demo,
+    stored_chunks,
+)
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -161,13 +168,6 @@ def _holder_of_shard_zero(client: OpenSearch, index: str) -> str:
     return next(row["node"] for row in rows if row["shard"] == "0" and row["prirep"] == "p")
 
 
-def _count(client: OpenSearch, index: str) -> int:
-    try:
-        return int(client.count(index=index)["count"])
-    except Exception:  # the index may not exist yet; polling goes on
-        return 0
-
-
 @pytest.fixture(scope="module")
 def node_kill(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NodeKill]:
     client = cluster.client
@@ -195,7 +195,9 @@ def node_kill(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Ite
         with Stream(searcher, PATHS) as stream:
             ingesting.start()
             deadline = time.monotonic() + 300
-            while _count(client, fault_index) < 256 and ingesting.is_alive() and time.monotonic() < deadline:
+            while ingesting.is_alive() and time.monotonic() < deadline:
+                if count_so_far(client, fault_index) >= 256:  # a few batches in, most still to come
+                    break
                 time.sleep(0.2)
             assert ingesting.is_alive(), "the ingest ended before the node could be killed: give it more work"
             stream.phase = "outage"

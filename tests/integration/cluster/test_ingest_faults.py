@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from integration.cluster.nodes import CLUSTER_ROOT, CONFIG_FILE
-from integration.cluster.reference import DEMO_SOURCES, Cluster, stored_chunks
+from integration.cluster.reference import DEMO_SOURCES, Cluster, count_so_far, stored_chunks
 from integration.names import session_index
 
 from control_plane.inference.process import start_service
@@ -56,13 +56,6 @@ def _ingest_command(index: str, dead_letter: Path) -> list[str]:
     ]
 
 
-def _count(cluster: Cluster, index: str) -> int:
-    try:
-        return int(cluster.client.count(index=index)["count"])
-    except Exception:  # the index may not exist yet
-        return 0
-
-
 def test_an_ingest_killed_mid_run_and_run_again_loses_and_duplicates_nothing(
     cluster: Cluster, index: str, tmp_path: Path
 ) -> None:
@@ -70,12 +63,12 @@ def test_an_ingest_killed_mid_run_and_run_again_loses_and_duplicates_nothing(
     command = _ingest_command(index, tmp_path / "dead-letter.jsonl")
     first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
-    while _count(cluster, index) < 256 and first.poll() is None and time.monotonic() < deadline:
+    while count_so_far(cluster.client, index) < 256 and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert first.poll() is None, "the ingest ended before it could be killed: give it more work"
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=30)
-    landed = _count(cluster, index)
+    landed = count_so_far(cluster.client, index)
     assert 0 < landed < len(cluster.reference)
 
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)

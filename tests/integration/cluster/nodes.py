@@ -45,7 +45,7 @@ def kill_node(node: str, timeout_s: float = 30.0) -> int:
 
 def restart_node(node: str) -> str:
     """Start a killed node again with the project's playbook (the inference service left alone)."""
-    return provision("--limit", node, "-e", "model_server_enabled=false")
+    return provision("--limit", node, "-e", "model_server_enabled=false", "-e", "opensearch_install=false")
 
 
 def wait_for_green(client: OpenSearch, nodes: int = len(NODES), timeout_s: int = 300) -> dict[str, object]:

@@ -4,6 +4,7 @@ stored ``{chunk_id: content_hash}`` of an index."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 
@@ -56,3 +57,10 @@ def count_so_far(client: OpenSearch, index: str) -> int:
         return int(client.count(index=index)["count"])
     except Exception:  # absent index, or a node just went away: polling goes on
         return 0
+
+
+def ranked_ids(hits: list[dict[str, Any]]) -> tuple[str, ...]:
+    """Hit ids by descending score, exact ties by id. OpenSearch orders tied scores by the answering
+    shard copy's internal doc order, which differs between a primary and its replica (each indexes the
+    documents itself): seen for RRF ties on the direct path. Any other change of order still shows."""
+    return tuple(hit["_id"] for hit in sorted(hits, key=lambda hit: (-float(hit["_score"]), hit["_id"])))

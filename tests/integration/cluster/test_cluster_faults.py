@@ -30,6 +30,7 @@ from integration.cluster.reference import (
     api_settings,
     count_so_far,
     ingest_demo,
+    ranked_ids,
     stored_chunks,
 )
 from integration.names import session_index
@@ -108,8 +109,7 @@ class Searcher:
             return Answer("direct", query, phase, f"{type(exc).__name__}: {str(exc)[:300]}", 0, False, ())
         shards = answer["_shards"]
         partial = shards["failed"] > 0 or shards["successful"] + shards.get("skipped", 0) < shards["total"]
-        ids = tuple(hit["_id"] for hit in answer["hits"]["hits"])
-        return Answer("direct", query, phase, None, 200, partial, ids)
+        return Answer("direct", query, phase, None, 200, partial, ranked_ids(answer["hits"]["hits"]))
 
     def round(self, phase: str, paths: tuple[str, ...] = PATHS) -> list[Answer]:
         return [self.ask(path, query, phase) for query in QUERIES for path in paths]

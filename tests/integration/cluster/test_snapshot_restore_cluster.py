@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from integration.cluster.nodes import CONFIG_FILE
-from integration.cluster.reference import DEMO_KEY, Cluster, api_settings
+from integration.cluster.reference import DEMO_KEY, Cluster, api_settings, ranked_ids
 from opensearchpy import OpenSearch, TransportError
 
 from control_plane.api.app import create_app
@@ -28,16 +28,10 @@ pytestmark = pytest.mark.integration
 QUERIES = ("exclusion criteria pregnancy", "serious adverse events", "primary outcome results")
 
 
-def _direct(client: OpenSearch, index: str) -> list[list[str]]:
-    return [
-        [
-            hit["_id"]
-            for hit in client.search(
-                index=index, body=text_search_body(query, 10), params={"search_pipeline": "hybrid-rrf"}
-            )["hits"]["hits"]
-        ]
-        for query in QUERIES
-    ]
+def _direct(client: OpenSearch, index: str) -> list[tuple[str, ...]]:
+    params = {"search_pipeline": "hybrid-rrf"}
+    answers = [client.search(index=index, body=text_search_body(q, 10), params=params) for q in QUERIES]
+    return [ranked_ids(answer["hits"]["hits"]) for answer in answers]
 
 
 def _api(cluster: Cluster, index: str) -> list[list[str]]:

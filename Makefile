@@ -17,7 +17,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart service-up service-down api-up api-down status demo clean
+.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down service-up service-down api-up api-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -44,6 +44,12 @@ CLUSTER_CONFIG := $(abspath control_plane/config/local-cluster.yaml)
 cluster-up: setup ## provision and start a 3-node cluster on this machine (ports 9211-9213) and its inference service (8502)
 	cd ansible && ../$(BIN)/ansible-playbook -i $(CLUSTER_INVENTORY) site.yml
 	BIOHYBRID_CONFIG=$(CLUSTER_CONFIG) $(BIN)/biohybrid --log-format text status
+
+secure-up: setup ## start the security-plugin node (2.19.1, HTTPS on 9221) the secured-configuration tests use
+	cd ansible && ../$(BIN)/ansible-playbook -i inventories/local-secure/hosts.yml site.yml
+
+secure-down: setup ## stop the security-plugin node (its data and certificates stay under .local/secure)
+	cd ansible && ../$(BIN)/ansible-playbook -i inventories/local-secure/hosts.yml site.yml -e opensearch_state=stopped
 
 cluster-down: setup ## stop the 3-node cluster and its inference service (data stays under .local/cluster)
 	cd ansible && ../$(BIN)/ansible-playbook -i $(CLUSTER_INVENTORY) site.yml -e opensearch_state=stopped

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from locust import HttpUser, constant, task
 
+from control_plane.cluster.client import configure_session
+from control_plane.config.settings import load_settings
 from control_plane.query.components import text_search_body
 
 PATH = os.environ["BIOHYBRID_LOAD_PATH"]
@@ -23,6 +25,9 @@ QUERIES = [
 INDEX = os.environ.get("BIOHYBRID_LOAD_INDEX", "chunks-*")
 KEY = os.environ.get("BIOHYBRID_LOAD_KEY", "")
 SIZE = int(os.environ.get("BIOHYBRID_LOAD_SIZE", "10"))
+# Straight to OpenSearch: the settings the benchmark read (same environment), for a secured cluster's
+# auth and TLS, set up as make_client's.
+OPENSEARCH = None if PATH == "api" else load_settings().opensearch
 _next_user = itertools.count()
 
 
@@ -32,6 +37,8 @@ class SearchUser(HttpUser):
     def on_start(self) -> None:
         shift = next(_next_user) * 7919 % len(QUERIES)  # users start at different queries
         self.queries = itertools.cycle(QUERIES[shift:] + QUERIES[:shift])
+        if OPENSEARCH is not None:
+            configure_session(self.client, OPENSEARCH)
 
     @task
     def search(self) -> None:

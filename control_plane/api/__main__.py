@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(args.log_level, args.log_format)
     try:
         settings = load_settings(args.config)
+        app = create_app(settings)  # builds the OpenSearch clients: reads opensearch.password_file
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("no API keys configured (api.keys): every request will be refused with 401")
     host = args.host or settings.api.host
     port = args.port if args.port is not None else settings.api.port
-    serve(create_app(settings), host, port, threads=settings.api.threads, debug=args.debug)
+    serve(app, host, port, threads=settings.api.threads, debug=args.debug)
     return 0
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, request
 from opensearchpy import OpenSearch
@@ -22,6 +22,9 @@ from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.settings import EvaluationSettings
 from control_plane.mlcommons.registry import models_status
 from control_plane.search.service import SearchService
+
+if TYPE_CHECKING:
+    from control_plane.ingestion.run import IngestOptions
 
 
 class IngestRequest(BaseModel):
@@ -64,9 +67,20 @@ def register_admin_routes(
 
     @app.post("/v1/admin/ingest")
     def ingest() -> Response:
+        from control_plane.ingestion.run import IngestOptions
+
         who = require_admin()
         wanted = IngestRequest.model_validate(request.get_json(force=True, silent=False))
-        job = jobs.submit("ingest", who.tenant, lambda: _ingest(settings, client, wanted, who.tenant))
+        # Built now, so an index that is not the tenant's is refused (403) before the job starts.
+        options = IngestOptions.for_tenant(
+            settings.index,
+            who.tenant,
+            wanted.index,
+            strategy=wanted.strategy,
+            progress=False,
+            limit_documents=wanted.limit_documents,
+        )
+        job = jobs.submit("ingest", who.tenant, lambda: _ingest(settings, client, wanted.sources, options))
         return json_response(job.to_dict(), 202)
 
     @app.post("/v1/evaluate")
@@ -88,19 +102,14 @@ def register_admin_routes(
         return json_response(job.to_dict())
 
 
-def _ingest(settings: Settings, client: OpenSearch, wanted: IngestRequest, tenant: str) -> dict[str, Any]:
+def _ingest(
+    settings: Settings, client: OpenSearch, sources: list[str], options: IngestOptions
+) -> dict[str, Any]:
     from control_plane.ingestion.bulk import DeadLetterFile
-    from control_plane.ingestion.run import IngestOptions, ingest
+    from control_plane.ingestion.run import ingest
     from control_plane.ingestion.setup import python_encoder
 
     encoder, counter = python_encoder(settings)
-    options = IngestOptions(
-        index=wanted.index or f"{settings.index.prefix}-{tenant}",
-        tenant_id=tenant,
-        strategy=wanted.strategy,
-        progress=False,
-        limit_documents=wanted.limit_documents,
-    )
-    dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{tenant}.jsonl")
-    summary = ingest(client, wanted.sources, options, encoder, dead_letter, counter)
+    dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{options.tenant_id}.jsonl")
+    summary = ingest(client, sources, options, encoder, dead_letter, counter)
     return {**dataclasses.asdict(summary), "index": options.index, "dead_letter": str(dead_letter.path)}

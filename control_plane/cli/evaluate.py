@@ -88,6 +88,7 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.evaluation.store import EvalRunStore, RunContext
     from control_plane.evaluation.suite import execute, plan_suite, record
     from control_plane.evaluation.versions import collect_versions
+    from control_plane.search.service import search_index
     from control_plane.testsets.catalog import write_trec_run
 
     if args.no_store and args.mark_baseline:
@@ -99,10 +100,11 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
             evaluation, args.test_set, _names(args.configurations), _names(args.metrics), args.limit
         )
         index = evaluation.index_for(plan.evaluation_set.dataset)
+        tenant = args.tenant or evaluation.tenant_id
+        search_index(settings, tenant, index)  # with index.tenant_indices on: the tenant's index only
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    tenant = args.tenant or evaluation.tenant_id
     client = make_client(settings.opensearch)
     service = evaluation_service(client, settings, evaluation.timeouts)
     retriever = SearchServiceRetriever(service, tenant, index, evaluation.candidate_depth)

@@ -20,7 +20,11 @@ def add_parsers(commands: Subcommands) -> None:
         "changed ones and deletes chunks of documents that shrank.",
     )
     ingest.add_argument("sources", nargs="+", help="dataset ids, files or folders")
-    ingest.add_argument("--index", help="target index (default: <index.prefix>-<tenant>)")
+    ingest.add_argument(
+        "--index",
+        help="target index (default: <index.prefix>-<tenant>; with index.tenant_indices on it must be "
+        "<index.prefix>-<tenant> or <index.prefix>-<tenant>-<suffix>)",
+    )
     ingest.add_argument("--tenant", default="default", help="tenant id stored on every chunk")
     ingest.add_argument(
         "--strategy",
@@ -48,16 +52,32 @@ def add_parsers(commands: Subcommands) -> None:
 def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from control_plane.config.tenancy import TenantIndexError
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.run import IngestOptions, ingest
     from control_plane.ingestion.setup import python_encoder
 
+    pipeline = "chunk-embed" if args.encode == "pipeline" else None
+    try:  # before any client, model or write: an index that is not the tenant's is refused here
+        options = IngestOptions.for_tenant(
+            settings.index,
+            args.tenant,
+            args.index,
+            strategy=args.strategy,
+            token_budget=args.token_budget,
+            overlap_pct=args.overlap_pct,
+            batch_chunks=args.batch_size,
+            pipeline=pipeline,
+            progress=not args.no_progress,
+        )
+    except TenantIndexError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     client = make_client(settings.opensearch)
     python_side, counter = python_encoder(settings)
-    if args.encode == "python":
+    if pipeline is None:
         encoder: ModelChunkEncoder | PipelineChunkEncoder = python_side
-        pipeline = None
     else:
         if {"dense", "sparse"} - set(deployed_model_ids(client, settings)):
             print(
@@ -65,17 +85,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_CONFIG
-        encoder, pipeline = PipelineChunkEncoder(), "chunk-embed"
-    options = IngestOptions(
-        index=args.index or f"{settings.index.prefix}-{args.tenant}",
-        tenant_id=args.tenant,
-        strategy=args.strategy,
-        token_budget=args.token_budget,
-        overlap_pct=args.overlap_pct,
-        batch_chunks=args.batch_size,
-        pipeline=pipeline,
-        progress=not args.no_progress,
-    )
+        encoder = PipelineChunkEncoder()
     dead_letter = DeadLetterFile(Path(args.dead_letter))
     summary = ingest(client, args.sources, options, encoder, dead_letter, counter)
     print(

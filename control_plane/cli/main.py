@@ -10,8 +10,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from opensearchpy.exceptions import AuthenticationException, TransportError
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
-from opensearchpy.exceptions import TransportError
+from opensearchpy.exceptions import SSLError as OpenSearchSSLError
 
 from control_plane.cli import evaluate, ingest, intents, models, query, resources, search, service, snapshot
 from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG
@@ -57,8 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler: Callable[[Settings, argparse.Namespace], int] = args.handler
         return handler(settings, args)
-    except (EngineUnavailableError, ModelsNotReadyError) as exc:
+    except (EngineUnavailableError, ModelsNotReadyError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except OpenSearchSSLError as exc:
+        print(
+            f"error: TLS with OpenSearch at {settings.opensearch.url} failed ({exc.info}): set "
+            "opensearch.ca_certs to the PEM bundle of the CA that signed the cluster's certificate",
+            file=sys.stderr,
+        )
         return EXIT_CONFIG
     except OpenSearchConnectionError:
         print(
@@ -67,6 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_CLUSTER
+    except AuthenticationException:
+        print(
+            f"error: OpenSearch at {settings.opensearch.url} refused the credentials (HTTP 401): check "
+            "opensearch.username and the password in opensearch.password_file",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     except TransportError as exc:
         print(f"error: OpenSearch refused the request: {exc}", file=sys.stderr)
         return EXIT_CLUSTER

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from control_plane.config.tenancy import tenant_name_problem
 from control_plane.errors import BiohybridError
 from control_plane.locations import CONFIG_DIR
 
@@ -50,10 +51,66 @@ class OpenSearchSettings(_Strict):
     urls: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30, gt=0)
     cluster_name: str = "biohybrid"
+    # A secured cluster (TLS + HTTP basic auth): the control plane's service account ("": no auth) and
+    # the file holding its password (read when a client is built, whitespace stripped). Relative paths
+    # are from the working folder. ca_certs: the PEM bundle of the CA that signed the cluster's
+    # certificate ("": the client libraries' default trust store: $SSL_CERT_FILE or, for raw HTTP,
+    # $REQUESTS_CA_BUNDLE when set, else certifi's bundle). verify_certs false skips the certificate
+    # check (a throwaway node only).
+    username: str = ""
+    password_file: str = ""
+    ca_certs: str = ""
+    verify_certs: bool = True
+
+    @field_validator("username", "password_file", "ca_certs", mode="before")
+    @classmethod
+    def _text(cls, value: object) -> object:
+        """An empty ``BIOHYBRID__OPENSEARCH__USERNAME=`` (YAML null) is "", a number its text."""
+        if value is None:
+            return ""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @model_validator(mode="after")
+    def _security_is_consistent(self) -> OpenSearchSettings:
+        if self.username and not self.password_file:
+            raise ValueError(
+                f"opensearch.username is {self.username!r} but opensearch.password_file is empty: set "
+                "password_file to a file holding that account's password (or "
+                "BIOHYBRID__OPENSEARCH__PASSWORD_FILE), or clear username for a cluster without auth"
+            )
+        if self.password_file and not self.username:
+            raise ValueError(
+                f"opensearch.password_file is {self.password_file!r} but opensearch.username is empty: "
+                "set username to the service account the password belongs to (or "
+                "BIOHYBRID__OPENSEARCH__USERNAME), or clear password_file for a cluster without auth"
+            )
+        if self.ca_certs and not self.verify_certs:
+            raise ValueError(
+                f"opensearch.ca_certs is {self.ca_certs!r} but opensearch.verify_certs is false, so it "
+                "would never be used: set verify_certs true (recommended) or clear ca_certs"
+            )
+        schemes = {self.scheme(host) for host in self.hosts}
+        if len(schemes) > 1:
+            raise ValueError(
+                f"opensearch urls mix http and https ({', '.join(self.hosts)}): give every node "
+                "the same scheme (https on a secured cluster)"
+            )
+        return self
 
     @property
     def hosts(self) -> list[str]:
         return list(self.urls) or [self.url]
+
+    @property
+    def use_ssl(self) -> bool:
+        """Whether the nodes are reached over TLS (their URLs are https://)."""
+        return all(self.scheme(host) == "https" for host in self.hosts)
+
+    @staticmethod
+    def scheme(host: str) -> str:
+        return "https" if host.lower().startswith("https://") else "http"
 
 
 class Bm25Settings(_Strict):
@@ -76,6 +133,9 @@ class IndexSettings(_Strict):
     prefix: str = Field("chunks", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     shards: int = Field(1, gt=0)
     replicas: int = Field(0, ge=0)
+    # Tenants separated by index (control_plane/config/tenancy.py, defaults.yaml): a tenant ingests
+    # into and searches only <prefix>-<tenant> and <prefix>-<tenant>-<suffix>.
+    tenant_indices: bool = False
     bm25: Bm25Settings = Bm25Settings()
     knn: KnnSettings = KnnSettings()
 
@@ -190,6 +250,14 @@ class Settings(_Strict):
     models: ModelsSettings = ModelsSettings()
     search: SearchSettings = SearchSettings()
     api: ApiSettings = ApiSettings()
+
+    @model_validator(mode="after")
+    def _tenants_can_name_indices(self) -> Settings:
+        if self.index.tenant_indices:
+            problems = sorted({p for key in self.api.keys if (p := tenant_name_problem(key.tenant))})
+            if problems:
+                raise ValueError(f"api.keys: {'; '.join(problems)}")
+        return self
 
 
 def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:

@@ -195,6 +195,10 @@ def evaluate_job(
         plan = _plan(request, chosen)
     except ValueError as exc:  # an unknown test set, configuration or metric named in the body
         raise BadRequestError(str(exc)) from exc
+    from control_plane.search.service import search_index
+
+    # With index.tenant_indices on, the corpus index must be the tenant's (TenantIndexError, 403) now.
+    search_index(settings, tenant, chosen.index_for(plan.evaluation_set.dataset))
     store = EvalRunStore(client, settings, chosen.store.index)
 
     def work() -> dict[str, Any]:

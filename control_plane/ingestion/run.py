@@ -19,6 +19,8 @@ from opensearchpy import OpenSearch, TransportError
 from opensearchpy.helpers import ScanError
 from tqdm import tqdm
 
+from control_plane.config.settings import IndexSettings
+from control_plane.config.tenancy import check_tenant_index, tenant_index
 from control_plane.ingestion.bulk import (
     RETRYABLE_STATUSES,
     BatchResult,
@@ -80,6 +82,28 @@ class IngestOptions:
     limit_documents: int | None = None
     # How long a batch whose request keeps failing (cluster unreachable, shards lost) is retried.
     batch_retry_s: float = 120.0
+    # index.prefix when index.tenant_indices is on (``for_tenant`` sets it from settings): the index must
+    # then be the tenant's (<prefix>-<tenant> or <prefix>-<tenant>-<suffix>), or the options are refused
+    # with a TenantIndexError, before anything is written. None: any index.
+    tenant_index_prefix: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.tenant_index_prefix is not None:
+            check_tenant_index(self.tenant_index_prefix, self.tenant_id, self.index)
+
+    @classmethod
+    def for_tenant(
+        cls, settings: IndexSettings, tenant_id: str, index: str | None = None, **options: Any
+    ) -> IngestOptions:
+        """Options for an ingest by ``tenant_id`` into ``index`` (default ``<index.prefix>-<tenant>``),
+        confined to the tenant's indices when ``index.tenant_indices`` is on: what the CLI and the
+        control API build, so both refuse another tenant's index (TenantIndexError) the same way."""
+        return cls(
+            index=index or tenant_index(settings.prefix, tenant_id),
+            tenant_id=tenant_id,
+            tenant_index_prefix=settings.prefix if settings.tenant_indices else None,
+            **options,
+        )
 
 
 def ingest(

@@ -204,8 +204,10 @@ def build_request(
     rerank_model_id: str | None = None,
     rerank_top_n: int | None = None,
     profile: bool = False,
+    ignore_unavailable: bool = False,
 ) -> OpenSearchRequest:
-    """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation)."""
+    """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
+    ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error."""
     if not components:
         raise ValueError("no component left to search with")
     depth = _depth(spec)
@@ -242,4 +244,7 @@ def build_request(
         body["profile"] = True
     if rerank_model_id is not None:
         body["ext"] = {"rerank": {"query_context": {"query_text": spec.query}}}
-    return OpenSearchRequest(index=index, body=body, params={"include_named_queries_score": "true"})
+    params = {"include_named_queries_score": "true"}
+    if ignore_unavailable:
+        params["ignore_unavailable"] = "true"
+    return OpenSearchRequest(index=index, body=body, params=params)

@@ -47,11 +47,15 @@ def fetch_sections(
     doc_ids: Sequence[str],
     boosts: Sequence[Boost],
     timeout_s: float,
+    ignore_unavailable: bool = False,
 ) -> list[ChunkResult]:
     """The routed sections of these records as results with score 0 (no component scored them);
-    [] for no record."""
+    [] for no record. ``ignore_unavailable``: as the search it follows (a missing index is skipped)."""
     if not doc_ids:
         return []
     body = section_query(tenant_id, filters, doc_ids, boosts)
-    answer = client.search(index=index, body=body, params={"request_timeout": timeout_s})
+    params: dict[str, Any] = {"request_timeout": timeout_s}
+    if ignore_unavailable:
+        params["ignore_unavailable"] = "true"
+    answer = client.search(index=index, body=body, params=params)
     return [chunk_result({**hit, "_score": 0.0}, False, ()) for hit in answer["hits"]["hits"]]

@@ -20,6 +20,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from control_plane.config.settings import Settings
+from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.search.boosting import IntentPlan, plan_intents
@@ -64,6 +65,26 @@ class SearchUnavailableError(UnavailableError, RuntimeError):
     @property
     def details(self) -> list[str]:
         return self.reasons
+
+
+def search_index(settings: Settings, tenant_id: str, index: str | None) -> str:
+    """What a search by ``tenant_id`` reads: the named ``index``, else ``search.index_pattern``. With
+    ``index.tenant_indices`` on: the tenant's own indices (``<prefix>-<tenant>,<prefix>-<tenant>-*``), and
+    a named index that is not the tenant's is refused (TenantIndexError, HTTP 403). Either way the
+    request also filters on the tenant_id field (a second guard)."""
+    if not settings.index.tenant_indices:
+        return index or settings.search.index_pattern
+    if not index:
+        return tenant_index_pattern(settings.index.prefix, tenant_id)
+    check_tenant_index(settings.index.prefix, tenant_id, index)
+    return index
+
+
+def searches_tenant_pattern(settings: Settings, tenant_id: str, index: str) -> bool:
+    """Whether ``index`` is the tenant's own-indices pattern: a tenant may have no ``<prefix>-<tenant>``
+    index (only ``-<suffix>`` ones, or none yet), so such a search ignores a missing name
+    (``ignore_unavailable``) instead of failing with index_not_found."""
+    return settings.index.tenant_indices and index == tenant_index_pattern(settings.index.prefix, tenant_id)
 
 
 @dataclass(frozen=True)
@@ -127,6 +148,9 @@ class SearchService:
         return SearchSpec.model_validate(data)
 
     def plan(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchPlan:
+        """Everything before the OpenSearch call. ``index``: see ``search_index`` (checked first, so a
+        refused index costs no encoding)."""
+        resolved_index = search_index(self.settings, tenant_id, index)
         spec = self.resolve(spec)
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
@@ -138,7 +162,6 @@ class SearchService:
         requested = {str(name): w for name, w in spec.weights.items()} if spec.weights is not None else None
         weights = component_weights(requested, self.settings.fusion, query_type, components)
         rerank = self._rerank_choice(spec)
-        resolved_index = index or self.settings.search.index_pattern
         request = self._request(
             intents, tenant_id, resolved_index, components, weights, encodings, rerank.model_id
         )
@@ -181,6 +204,7 @@ class SearchService:
             rerank_model_id=rerank_id,
             rerank_top_n=intents.spec.rerank_top_n,
             profile=intents.spec.profile,
+            ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
         )
 
     def _encode(self, spec: SearchSpec) -> tuple[QueryEncodings, list[str], list[str], dict[str, float]]:
@@ -316,6 +340,7 @@ class SearchService:
                     topical_records(chunks, params),
                     plan.intents.boosts,
                     self.settings.search.opensearch_timeout_ms / 1000,
+                    ignore_unavailable=searches_tenant_pattern(self.settings, plan.tenant_id, plan.index),
                 )
             except (ConnectionTimeout, TransportError) as exc:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})

@@ -25,8 +25,10 @@ def test_second_run_changes_nothing(node: str) -> None:
         assert json.load(response)["ready"] is True
 
 
-@pytest.mark.parametrize("inventory", ["local", "local-cluster", "example-cluster", "bundle-check"])
-@pytest.mark.parametrize("playbook", ["site.yml", "rolling_restart.yml"])
+@pytest.mark.parametrize(
+    "inventory", ["local", "local-cluster", "local-secure", "example-cluster", "bundle-check"]
+)
+@pytest.mark.parametrize("playbook", ["site.yml", "rolling_restart.yml", "render_config.yml"])
 def test_playbook_syntax(inventory: str, playbook: str) -> None:
     result = run_playbook("-i", f"inventories/{inventory}/hosts.yml", "--syntax-check", playbook=playbook)
     assert result.returncode == 0, result.stdout + result.stderr

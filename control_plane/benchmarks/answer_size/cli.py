@@ -7,12 +7,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import requests
-
 from control_plane.benchmarks import answer_size
 from control_plane.benchmarks.answer_size.compute import measure, summarise
 from control_plane.benchmarks.answer_size.report import Header, render_report
 from control_plane.benchmarks.run_context import finished_run
+from control_plane.cluster.client import opensearch_session
 from control_plane.config.settings import load_settings
 from control_plane.testsets.catalog import is_test_split, load_test_set
 
@@ -41,7 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts = [q.text for q in load_test_set(args.test_set).queries()][: args.queries]
     load_before = os.getloadavg()[0]
     answers = measure(
-        requests.Session(), settings.opensearch.url, args.index, args.pipeline, texts, args.size
+        opensearch_session(settings.opensearch),
+        settings.opensearch.url,
+        args.index,
+        args.pipeline,
+        texts,
+        args.size,
     )
     header = Header(finished_run(PROG, argv, load_before), args.index, args.pipeline, args.size)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from control_plane.benchmarks import medline_index
 from control_plane.benchmarks.medline_index.compute import build_index
 from control_plane.config.settings import ConfigError, load_settings
+from control_plane.config.tenancy import TenantIndexError
 from control_plane.ingestion.run import IngestOptions
 
 
@@ -49,14 +50,19 @@ def main(argv: list[str] | None = None) -> int:
             f"error: --index must start with {prefix!r} so the chunk index template applies", file=sys.stderr
         )
         return 2
-    options = IngestOptions(
-        index=args.index,
-        tenant_id=args.tenant,
-        strategy=args.strategy,
-        batch_chunks=args.batch_size,
-        progress=not args.no_progress,
-        limit_documents=args.limit or None,
-    )
+    try:
+        options = IngestOptions.for_tenant(
+            settings.index,
+            args.tenant,
+            args.index,
+            strategy=args.strategy,
+            batch_chunks=args.batch_size,
+            progress=not args.no_progress,
+            limit_documents=args.limit or None,
+        )
+    except TenantIndexError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         summary = build_index(settings, options, args.dead_letter)
     except OpenSearchConnectionError:

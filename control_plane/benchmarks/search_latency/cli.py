@@ -40,6 +40,7 @@ from control_plane.benchmarks.search_latency.stack import (
     probe_configurations,
     probe_text_path,
 )
+from control_plane.cluster.client import opensearch_session
 from control_plane.config.settings import ConfigError, load_settings
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.formulas.percentile import PERCENTILE_METHODS
@@ -135,6 +136,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         size=args.size,
         rerank_top_n=settings.models.rerank_top_n,
         candidate_depth=settings.search.candidate_depth,
+        opensearch_session=opensearch_session(settings.opensearch),
     )
     source = query_source(pool, _names(args.query_sets), args.queries, args.seed)
     api_keep_alive = check_stack(ep)

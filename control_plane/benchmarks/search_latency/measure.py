@@ -44,6 +44,7 @@ class Endpoints:
     rerank_top_n: int
     candidate_depth: int = DEFAULT_CANDIDATE_DEPTH
     api_session: requests.Session = field(default_factory=requests.Session)
+    # A secured cluster's auth and TLS: cluster.client.opensearch_session(settings.opensearch).
     opensearch_session: requests.Session = field(default_factory=requests.Session)
 
     def api_headers(self) -> dict[str, str]:

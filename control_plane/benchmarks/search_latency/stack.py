@@ -30,9 +30,13 @@ def check_stack(ep: Endpoints) -> bool:
     """Clear errors, with how to start what is missing, before any timing. Returns whether the API
     keeps connections open (werkzeug's server answers every request with `Connection: close`)."""
     keep_alive = True
-    for what, url in (("control API", f"{ep.api}/health"), ("OpenSearch", f"{ep.opensearch}/")):
+    probes = (
+        ("control API", f"{ep.api}/health", requests.get),
+        ("OpenSearch", f"{ep.opensearch}/", ep.opensearch_session.get),  # with the cluster's auth and TLS
+    )
+    for what, url, get in probes:
         try:
-            response = requests.get(url, timeout=5)
+            response = get(url, timeout=5)
         except requests.RequestException:
             raise SetupError(f"no {what} answers at {url}: {START_HINT}") from None
         if response.status_code != 200:

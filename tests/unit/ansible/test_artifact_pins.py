@@ -99,3 +99,11 @@ def test_the_mismatch_message_names_artifact_expected_actual_and_the_fix() -> No
         "pin-artifacts",
     ):
         assert part in message
+
+
+def test_rewriting_the_pins_keeps_the_other_versions() -> None:
+    kept = {"2.19.1": {"g:c": "1" * 64}}
+    pins = {"g:a": "0" * 64}
+    assert yaml.safe_load(maven_artifact.render_pins("9.9.9", pins, kept)) == {
+        "opensearch_artifact_sha256": {"9.9.9": pins, "2.19.1": kept["2.19.1"]}
+    }

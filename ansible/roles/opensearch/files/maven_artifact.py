@@ -141,16 +141,22 @@ def role_artifacts(defaults: dict[str, object]) -> tuple[str, dict[str, Coordina
     return version, out
 
 
-def render_pins(version: str, pins: dict[str, str]) -> str:
+def render_pins(version: str, pins: dict[str, str], kept: dict[str, dict[str, str]] | None = None) -> str:
+    """The pins file: ``pins`` for ``version``, plus the other versions' pins in ``kept`` unchanged
+    (the secured test node of inventories/local-secure runs another version than the main node)."""
     lines = [
         "---",
         "# sha256 of every artifact the opensearch role fetches from Maven Central (maven source), by",
-        "# OpenSearch version and groupId:artifactId. The role refuses a file that does not match.",
-        "# Written by `make pin-artifacts` (files/maven_artifact.py pin) after a version bump.",
+        "# OpenSearch version and groupId:artifactId (module jars: groupId:artifactId:version). The role",
+        "# refuses a file that does not match.",
+        "# Written by `make pin-artifacts` (files/maven_artifact.py pin) after a version bump; the pins",
+        "# of other versions are kept.",
         "opensearch_artifact_sha256:",
-        f'  "{version}":',
     ]
-    lines += [f'    "{artifact}": "{digest}"' for artifact, digest in sorted(pins.items())]
+    versions = {**(kept or {}), version: pins}
+    for name in sorted(versions):
+        lines.append(f'  "{name}":')
+        lines += [f'    "{artifact}": "{digest}"' for artifact, digest in sorted(versions[name].items())]
     return "\n".join(lines) + "\n"
 
 
@@ -164,7 +170,13 @@ def pin(defaults_file: Path, pins_file: Path, maven: str = "mvn") -> dict[str, s
             maven_copy(coordinates, Path(folder), maven, None)
             pins[artifact] = sha256_of(Path(folder) / coordinates.file_name)
             print(f"{coordinates}  {pins[artifact]}", file=sys.stderr)
-    pins_file.write_text(render_pins(version, pins))
+    existing = yaml.safe_load(pins_file.read_text()) if pins_file.exists() else None
+    kept = {
+        str(name): dict(digests)
+        for name, digests in ((existing or {}).get("opensearch_artifact_sha256") or {}).items()
+        if str(name) != version
+    }
+    pins_file.write_text(render_pins(version, pins, kept))
     return pins
 
 

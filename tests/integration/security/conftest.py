@@ -1,0 +1,94 @@
+"""The security-plugin node (make secure-up, inventory local-secure: OpenSearch 2.19.1 with
+opensearch-security and k-NN, TLS and users from the project's role): reused when it runs, else
+provisioned here and stopped at the end. The control plane's service account installs the chunk
+templates and ingests one demo source per tenant into that tenant's own index (acme: PMC,
+globex: ClinicalTrials.gov) with the project's ingest and real encoders (cached encodings)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from integration.node import REPO_ROOT, run_playbook
+from opensearchpy import OpenSearch
+
+from control_plane.cluster.client import make_client
+from control_plane.cluster.manage import apply_resources
+from control_plane.config.settings import Settings, load_settings
+from control_plane.ingestion.bulk import DeadLetterFile
+from control_plane.ingestion.run import IngestOptions, ingest
+from control_plane.ingestion.setup import python_encoder
+from control_plane.resources.catalog import ResourceKind, load_resources
+
+CONFIG_FILE = REPO_ROOT / "control_plane" / "config" / "local-secure.yaml"
+INVENTORY = "inventories/local-secure/hosts.yml"
+PKI_DIR = REPO_ROOT / ".local" / "secure" / "pki"
+TENANT_SOURCES = {"acme": "pmc", "globex": "ctgov"}
+TENANT_USERS = {"acme": "acme_reader", "globex": "globex_reader"}
+DOCUMENTS_PER_TENANT = 25
+
+
+@dataclass(frozen=True)
+class SecureNode:
+    settings: Settings
+    service: OpenSearch  # the control plane's service account
+    url: str
+    ca_file: Path
+    chunks: dict[str, int]  # tenant -> chunks ingested into its index
+
+    def password(self, user: str) -> str:
+        return (PKI_DIR / "passwords" / user).read_text().strip()
+
+    def index(self, tenant: str) -> str:
+        return f"{self.settings.index.prefix}-{tenant}"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _provision(*extra: str) -> str:
+    result = run_playbook("-i", INVENTORY, *extra)
+    return "" if result.returncode == 0 else result.stdout[-5000:] + result.stderr[-2000:]
+
+
+@pytest.fixture(scope="package")
+def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode]:
+    started_here = not _listening(9221)
+    if started_here and (failure := _provision()):
+        pytest.exit(f"the security-plugin node did not come up:\n{failure}", 2)
+    settings = load_settings(CONFIG_FILE, environ={})
+    service = make_client(settings.opensearch)
+    templates = [
+        resource
+        for resource in load_resources(settings, {})
+        if resource.kind in (ResourceKind.COMPONENT_TEMPLATE, ResourceKind.INDEX_TEMPLATE)
+    ]
+    apply_resources(service, settings, templates)
+    encoder, counter = python_encoder(settings)
+    chunks: dict[str, int] = {}
+    for tenant, source in TENANT_SOURCES.items():
+        index = f"{settings.index.prefix}-{tenant}"
+        service.indices.delete(index=index, ignore_unavailable=True)
+        dead_letter = DeadLetterFile(tmp_path_factory.mktemp(tenant) / "dead-letter.jsonl")
+        # Routed as the CLI and the control API route it: <prefix>-<tenant>, checked against the tenant.
+        options = IngestOptions.for_tenant(
+            settings.index, tenant, strategy="section", progress=False, limit_documents=DOCUMENTS_PER_TENANT
+        )
+        assert options.index == index
+        summary = ingest(service, [source], options, encoder, dead_letter, counter)
+        assert summary.index_failures == 0, summary
+        service.indices.refresh(index=index)
+        chunks[tenant] = int(service.count(index=index)["count"])
+    try:
+        yield SecureNode(settings, service, settings.opensearch.url, PKI_DIR / "root-ca.pem", chunks)
+    finally:
+        for tenant in TENANT_SOURCES:
+            service.indices.delete(index=f"{settings.index.prefix}-{tenant}*", ignore_unavailable=True)
+        if started_here:
+            _provision("-e", "opensearch_state=stopped")

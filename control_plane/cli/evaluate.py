@@ -172,3 +172,7 @@ def _print_summary(configurations: list[ConfigurationSummary], metrics: tuple[st
     print("configuration".ljust(28) + "".join(m.rjust(12) for m in metrics))
     for item in configurations:
         print(item.configuration.ljust(28) + "".join(f"{item.metrics[m]:12.4f}" for m in metrics))
+    for item in configurations:
+        if item.degraded_detail:
+            reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(item.degraded_queries.items()))
+            print(f"degraded {item.configuration}: {len(item.degraded_detail)} queries ({reasons})")

@@ -58,11 +58,11 @@ class NodeStatus:
 def read_status(client: OpenSearch, settings: Settings, resources: list[Resource]) -> NodeStatus:
     info = client.info()
     health = client.cluster.health()
-    nodes = client.nodes.info(metric="plugins")["nodes"]
+    nodes = client.nodes.info(metric="plugins,http")["nodes"]  # one call serves plugins and node details
     plugins = sorted({p["name"] for node in nodes.values() for p in node.get("plugins", [])})
     modules = sorted({m["name"] for node in nodes.values() for m in node.get("modules", [])})
     drift = verify_resources(client, resources)
-    details = read_nodes(client)
+    details = read_nodes(client, nodes)
     return NodeStatus(
         url=", ".join(settings.opensearch.hosts),
         cluster_name=info["cluster_name"],
@@ -80,9 +80,9 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
     )
 
 
-def read_nodes(client: OpenSearch) -> list[ClusterNode]:
-    """Every node of the cluster with its shard copies (``_cat/allocation``) and the elected manager."""
-    info = client.nodes.info(metric="http")["nodes"]
+def read_nodes(client: OpenSearch, info: dict[str, Any]) -> list[ClusterNode]:
+    """Every node of ``info`` (``_nodes`` with the http metric) with its shard copies
+    (``_cat/allocation``) and whether it is the elected manager."""
     manager = {row["node"] for row in client.cat.cluster_manager(format="json")}
     shards = {
         row["node"]: int(row["shards"])

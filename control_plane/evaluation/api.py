@@ -55,6 +55,10 @@ class ConfigurationSummary(BaseModel):
     )
     latency_ms: dict[str, float]
     degraded_queries: dict[str, int]
+    degraded_detail: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="query id -> why it was degraded: dropped components, or query_failed with the error",
+    )
     significance: dict[str, PairedTestSummary]
     baseline_run_id: str | None = None
     baseline_metrics: dict[str, float] | None = None
@@ -84,6 +88,7 @@ def _summary(result: ConfigurationResult, recorded: RecordedRun, alpha: float) -
         top10_overlap=result.top10_overlap,
         latency_ms=result.latency_ms,
         degraded_queries=result.degraded_queries,
+        degraded_detail={query: list(reasons) for query, reasons in result.degraded_detail.items()},
         significance={
             name: PairedTestSummary(
                 mean_difference=test.mean_difference,

@@ -158,6 +158,30 @@ def plot_query_types(suite: SuiteResult, metric: str, path: Path) -> None:
     _save(figure, path)
 
 
+DEGRADED_LISTED = 20
+
+
+def degraded_lines(suite: SuiteResult) -> list[str]:
+    """The degraded queries of each configuration and why (a component dropped, or the search failed
+    twice and the query scored 0); the first ``DEGRADED_LISTED`` per configuration."""
+    affected = [r for r in suite.results if r.degraded_detail]
+    if not affected:
+        return []
+    lines = [
+        "## Degraded queries",
+        "",
+        "A failed search is tried once more; a query that failed twice has no results and scores 0.",
+        "",
+    ]
+    for result in affected:
+        lines.append(f"- {result.name}: {len(result.degraded_detail)} of {suite.query_count}")
+        for query_id, reasons in list(result.degraded_detail.items())[:DEGRADED_LISTED]:
+            lines.append(f"  - `{query_id}`: {'; '.join(reasons)}")
+        if len(result.degraded_detail) > DEGRADED_LISTED:
+            lines.append(f"  - ... {len(result.degraded_detail) - DEGRADED_LISTED} more in results.json")
+    return [*lines, ""]
+
+
 def render_report(
     suite: SuiteResult,
     *,
@@ -224,6 +248,7 @@ def render_report(
         *share_table(suite),
         "",
     ]
+    lines += degraded_lines(suite)
     if stratification is not None:
         lines += ["## Stratified query set", "", *stratification_lines(stratification), ""]
     if run_files:

@@ -16,6 +16,11 @@ configuration named after it, e.g. ``bm25``).
 The service's order is the ranking: a retriever's scores are made strictly decreasing in that order
 (a score equal to or above the one before is set one float step below it) so that ordering by score,
 which is what trec_eval and the metrics do, gives back exactly the service's order.
+
+A query whose search fails (an exception, not a dropped component) is tried once more; if it fails
+again it is recorded as degraded (reason ``query_failed``, the error in ``degraded_detail``) with no
+documents, so it scores 0 and the run goes on. Only a configuration whose every query failed stops the
+run: there is nothing to measure.
 """
 
 from __future__ import annotations
@@ -85,6 +90,8 @@ class ConfigurationResult:
     exclusive_share: dict[str, float]
     latency_ms: dict[str, float]  # mean, p50, p95 over queries
     degraded_queries: dict[str, int]  # reason -> queries affected
+    # query id -> why it was degraded (dropped components, or the error of a search that failed twice)
+    degraded_detail: dict[str, tuple[str, ...]] = field(default_factory=dict)
     significance: dict[str, PairedTest] = field(default_factory=dict)  # metric -> test vs baseline
     top10_overlap: dict[str, float] = field(default_factory=dict)  # component -> share of its top 10
 
@@ -174,32 +181,63 @@ def top_overlap(run: Run, reference: Run, k: int = SHARE_CUTOFF) -> float:
     return shared / total if total else 0.0
 
 
+QUERY_FAILED = "query_failed"
+RETRY_PAUSE_S = 0.5
+
+
+def _retrieve_with_retry(
+    retriever: Retriever, query: str, configuration: EvalConfiguration, depth: int, retries: int
+) -> tuple[Retrieval, str | None]:
+    """The retrieval, after up to ``retries`` more tries when the search raises; when every try failed,
+    an empty retrieval marked ``query_failed`` and the last error."""
+    error = ""
+    for attempt in range(retries + 1):
+        try:
+            return retriever.retrieve(query, configuration, depth), None
+        except Exception as exc:  # any failure of one query is recorded, not fatal to the run
+            error = f"{type(exc).__name__}: {str(exc)[:300]}"
+            if attempt < retries:
+                time.sleep(RETRY_PAUSE_S)
+    return Retrieval(documents=(), degraded=(QUERY_FAILED,)), error
+
+
 def _search_all(
     retriever: Retriever,
     configuration: EvalConfiguration,
     evaluation_set: EvaluationSet,
     depth: int,
     progress: ProgressCallback | None,
-) -> tuple[dict[str, list[RetrievedDocument]], list[float], dict[str, int]]:
+    retries: int = 1,
+) -> tuple[dict[str, list[RetrievedDocument]], list[float], dict[str, int], dict[str, tuple[str, ...]]]:
     documents: dict[str, list[RetrievedDocument]] = {}
     latencies: list[float] = []
     degraded: dict[str, int] = {}
+    detail: dict[str, tuple[str, ...]] = {}
+    errors: list[str] = []
     total = len(evaluation_set.queries)
     for done, query in enumerate(evaluation_set.queries, start=1):
         started = time.perf_counter()
-        try:
-            retrieval = retriever.retrieve(query.text, configuration, depth)
-        except Exception as exc:
-            raise EvaluationError(
-                f"configuration {configuration.name!r}, query {query.query_id} ({query.text!r}): {exc}"
-            ) from exc
-        latencies.append((time.perf_counter() - started) * 1000)
-        for reason in set(retrieval.degraded):
+        retrieval, error = _retrieve_with_retry(retriever, query.text, configuration, depth, retries)
+        if error is None:
+            latencies.append((time.perf_counter() - started) * 1000)
+        else:
+            errors.append(error)
+        reasons = tuple(sorted(set(retrieval.degraded)))
+        for reason in reasons:
             degraded[reason] = degraded.get(reason, 0) + 1
+        if reasons:
+            detail[query.query_id] = tuple(
+                f"{QUERY_FAILED}: {error}" if r == QUERY_FAILED else r for r in reasons
+            )
         documents[query.query_id] = _unique(retrieval.documents)[:depth]
         if progress is not None:
             progress(configuration.name, done, total)
-    return documents, latencies, degraded
+    if total and len(errors) == total:
+        raise EvaluationError(
+            f"configuration {configuration.name!r}: every one of the {total} queries failed "
+            f"({retries + 1} tries each); the last error: {errors[-1]}"
+        )
+    return documents, latencies, degraded, detail
 
 
 def _unique(documents: Sequence[RetrievedDocument]) -> list[RetrievedDocument]:
@@ -222,7 +260,9 @@ def run_configuration(
     progress: ProgressCallback | None = None,
 ) -> ConfigurationResult:
     """Search every query of the set with one configuration and measure the run."""
-    documents, latencies, degraded = _search_all(retriever, configuration, evaluation_set, depth, progress)
+    documents, latencies, degraded, detail = _search_all(
+        retriever, configuration, evaluation_set, depth, progress
+    )
     run = {query_id: strictly_decreasing(docs) for query_id, docs in documents.items()}
     scores = per_query(evaluation_set.qrels, run, metrics)
     share, exclusive = component_shares(
@@ -243,6 +283,7 @@ def run_configuration(
             "p95": percentile(latencies, 95) if latencies else 0.0,
         },
         degraded_queries=degraded,
+        degraded_detail=detail,
     )
 
 

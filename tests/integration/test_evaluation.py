@@ -204,3 +204,31 @@ def test_cli_writes_trec_runs_results_and_report(stack: EvalStack, tmp_path: Pat
     assert (run_dir / "metric_by_configuration.png").stat().st_size > 1000
     assert (run_dir / "per_query_type.png").stat().st_size > 1000
     assert not results["stored"]
+
+
+def test_a_run_survives_queries_that_fail_for_real(client: OpenSearch, stack: EvalStack) -> None:
+    """The corpus index is closed after the second query (a real fault of the real node): the later
+    queries fail twice (tried once more), are recorded as degraded with OpenSearch's error, score 0, and
+    the run completes; the first two are measured as usual."""
+    service = SearchService(client, stack.settings)
+    request = EvaluateRequest(test_set_id=f"{stack.folder}:dev", configurations=["bm25"], store=False)
+
+    def close_after_two(configuration: str, done: int, total: int) -> None:
+        if done == 2:
+            client.indices.close(index=stack.index)
+
+    try:
+        result = evaluate(request, service, None, settings=stack.evaluation, progress=close_after_two)
+    finally:
+        client.indices.open(index=stack.index, wait_for_active_shards="all")
+    [bm25] = result.configurations
+    failed = QUERY_COUNT - 2
+    assert bm25.degraded_queries == {"query_failed": failed}
+    assert len(bm25.degraded_detail) == failed
+    for reasons in bm25.degraded_detail.values():
+        assert len(reasons) == 1 and reasons[0].startswith("query_failed: ")
+        assert "index_closed" in reasons[0], reasons[0]
+    healthy = evaluate(request, service, None, settings=stack.evaluation)
+    assert healthy.configurations[0].degraded_queries == {}
+    # The failed queries scored 0, the others as in a healthy run: the mean is at most the healthy one.
+    assert bm25.metrics["recall@100"] <= healthy.configurations[0].metrics["recall@100"]

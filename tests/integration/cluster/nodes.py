@@ -29,18 +29,20 @@ def rolling_restart() -> str:
     return "" if result.returncode == 0 else result.stdout[-5000:] + result.stderr[-2000:]
 
 
-def pid_of(node: str) -> int:
-    return int((CLUSTER_ROOT / node / "run" / "opensearch.pid").read_text().strip())
-
-
-def kill_node(node: str, timeout_s: float = 30.0) -> int:
-    """SIGKILL the node's JVM (no clean shutdown) and wait until it is gone; its pid."""
-    pid = pid_of(node)
+def kill_by_pid_file(pid_file: Path, timeout_s: float = 30.0) -> int:
+    """SIGKILL the process whose pid ``pid_file`` holds (no clean shutdown) and wait until it is gone
+    (at most ``timeout_s``); its pid."""
+    pid = int(pid_file.read_text().strip())
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + timeout_s
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     return pid
+
+
+def kill_node(node: str, timeout_s: float = 30.0) -> int:
+    """SIGKILL the node's JVM and wait until it is gone; its pid."""
+    return kill_by_pid_file(CLUSTER_ROOT / node / "run" / "opensearch.pid", timeout_s)
 
 
 def restart_node(node: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from integration.cluster.nodes import CLUSTER_ROOT, CONFIG_FILE
+from integration.cluster.nodes import CLUSTER_ROOT, CONFIG_FILE, kill_by_pid_file
 from integration.cluster.reference import DEMO_SOURCES, Cluster, count_so_far, stored_chunks
 from integration.names import session_index
 
@@ -82,13 +82,6 @@ def test_an_ingest_killed_mid_run_and_run_again_loses_and_duplicates_nothing(
     assert int(cluster.client.count(index=index)["count"]) == len(cluster.reference)
 
 
-def _kill_inference_service() -> None:
-    pid = int((INFERENCE_STATE / "service.pid").read_text().strip())
-    os.kill(pid, signal.SIGKILL)
-    while Path(f"/proc/{pid}").exists():
-        time.sleep(0.1)
-
-
 def _doc_of(chunk_id: str) -> str:
     return chunk_id.rsplit(":chunk:", 1)[0]
 
@@ -116,7 +109,7 @@ def test_an_inference_service_killed_mid_ingest_dead_letters_with_the_reason_and
 
     # The first document encodes through ml-commons; then the service dies under the rest.
     assert run(replace(options, limit_documents=1), tmp_path / "first.jsonl").index_failures == 0
-    _kill_inference_service()
+    kill_by_pid_file(INFERENCE_STATE / "service.pid")
     try:
         outage = run(options, dead_path)
     finally:

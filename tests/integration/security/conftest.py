@@ -7,6 +7,7 @@ globex: ClinicalTrials.gov) with the project's ingest and real encoders (cached 
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,20 @@ def _provision(*extra: str) -> str:
     return "" if result.returncode == 0 else result.stdout[-5000:] + result.stderr[-2000:]
 
 
+def _wait_until_ready(service: OpenSearch, timeout_s: float = 180.0) -> None:
+    """A node started elsewhere (.ci/run brings it up in the background) may still be initialising its
+    security index (401/503): wait for the service account to see yellow health."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            service.cluster.health(wait_for_status="yellow", timeout="5s")
+            return
+        except Exception as exc:  # not ready yet, or a real failure that the deadline reports
+            if time.monotonic() > deadline:
+                pytest.exit(f"the security-plugin node on 9221 did not become ready: {exc}", 2)
+            time.sleep(2)
+
+
 @pytest.fixture(scope="package")
 def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode]:
     started_here = not _listening(9221)
@@ -64,6 +79,7 @@ def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode
         pytest.exit(f"the security-plugin node did not come up:\n{failure}", 2)
     settings = load_settings(CONFIG_FILE, environ={})
     service = make_client(settings.opensearch)
+    _wait_until_ready(service)
     templates = [
         resource
         for resource in load_resources(settings, {})

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,34 +28,52 @@ TENANT_CLUSTER_ACTIONS = {
 }
 
 
+RENDERS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("example-cluster",): (),
+    ("local-secure",): (),
+    ("local",): (),
+    ("example-cluster", "no-encode"): ("-e", "opensearch_security_tenant_can_encode=false"),
+}
+
+
 @cache
-def rendered(inventory: str, *extra: str) -> Path:
-    out = (
-        Path(os.environ.get("TMPDIR", "/tmp")) / f"biohybrid-rendered-{os.getpid()}-{inventory}-{len(extra)}"
-    )
+def _all_rendered() -> dict[tuple[str, ...], Path]:
+    """Every render of this module, run side by side (each is an ansible-playbook start-up)."""
+    root = Path(tempfile.mkdtemp(prefix="biohybrid-rendered-"))
     playbook = str(Path(sys.executable).with_name("ansible-playbook"))
-    result = subprocess.run(
-        [
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ANSIBLE_DIR / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    running = {}
+    for key, extra in RENDERS.items():
+        out = root / "-".join(key)
+        command = [
             playbook,
             "-i",
-            f"inventories/{inventory}/hosts.yml",
+            f"inventories/{key[0]}/hosts.yml",
             "render_config.yml",
             "-e",
             f"opensearch_render_dir={out}",
             *extra,
-        ],
-        cwd=ANSIBLE_DIR,
-        env={**os.environ, "ANSIBLE_CONFIG": str(ANSIBLE_DIR / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    return out
+        ]
+        running[key] = (
+            out,
+            subprocess.Popen(
+                command, cwd=ANSIBLE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            ),
+        )
+    outputs = {}
+    for key, (out, process) in running.items():
+        log, _ = process.communicate(timeout=300)
+        assert process.returncode == 0, log[-4000:]
+        outputs[key] = out
+    return outputs
 
 
-def load(inventory: str, host: str, name: str, *extra: str) -> Any:
-    return yaml.safe_load((rendered(inventory, *extra) / host / name).read_text())
+def rendered(inventory: str, variant: str = "") -> Path:
+    return _all_rendered()[(inventory, variant) if variant else (inventory,)]
+
+
+def load(inventory: str, host: str, name: str, variant: str = "") -> Any:
+    return yaml.safe_load((rendered(inventory, variant) / host / name).read_text())
 
 
 @pytest.mark.parametrize("host", EXAMPLE_NODES)
@@ -136,13 +155,7 @@ def test_each_tenant_role_reads_its_own_indices_and_reaches_no_management_api(
 
 
 def test_without_encoding_rights_a_tenant_has_no_ml_commons_action_at_all() -> None:
-    roles = load(
-        "example-cluster",
-        EXAMPLE_NODES[0],
-        "opensearch-security/roles.yml",
-        "-e",
-        "opensearch_security_tenant_can_encode=false",
-    )
+    roles = load("example-cluster", EXAMPLE_NODES[0], "opensearch-security/roles.yml", "no-encode")
     assert not any("ml" in action for action in roles["biohybrid_tenant_tenant_a"]["cluster_permissions"])
 
 

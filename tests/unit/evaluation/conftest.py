@@ -24,7 +24,10 @@ def _result(
         component_share=shares,
         exclusive_share={name: 0.0 for name in configuration.components},
         latency_ms={"mean": 100.0, "p50": 90.0, "p95": 250.0},
-        degraded_queries={"dense_timeout": 2} if configuration.is_hybrid else {},
+        degraded_queries={"dense_timeout": 1, "query_failed": 1} if configuration.is_hybrid else {},
+        degraded_detail={"q1": ("dense_timeout",), "q3": ("query_failed: ConnectionError: node gone",)}
+        if configuration.is_hybrid
+        else {},
         significance={}
         if p_value is None
         else {

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from control_plane.evaluation.report import METRICS_PLOT, QUERY_TYPE_PLOT, describe_machine, write_report
+from control_plane.evaluation.report import (
+    METRICS_PLOT,
+    QUERY_TYPE_PLOT,
+    degraded_lines,
+    describe_machine,
+    write_report,
+)
 from control_plane.evaluation.runner import SuiteResult
 from control_plane.testsets.stratify import Stratification
 
@@ -34,7 +40,8 @@ def test_report_states_command_machine_tables_and_writes_plots(
     assert "- Machine: test-host, 2 CPU cores" in text
     assert "65 s for 2 configurations" in text
     assert "| bm25 | 0.2500 | 0.5000 | 90 | 250 | 0 |" in text
-    assert "| hybrid-rrf | 0.3000 * | 0.6000 | 90 | 250 | dense_timeout 2 |" in text  # * only where p < 0.05
+    # * only where p < 0.05
+    assert "| hybrid-rrf | 0.3000 * | 0.6000 | 90 | 250 | dense_timeout 1, query_failed 1 |" in text
     assert "| hybrid-rrf | +0.0500 (p=0.0100) | +0.1000 (p=0.5000) |" in text
     assert "| configuration | exact_term (n=2) | paraphrase (n=1) |" in text
     assert "| hybrid-rrf | 0.3500 | 0.2000 |" in text
@@ -49,3 +56,16 @@ def test_report_states_command_machine_tables_and_writes_plots(
 def test_machine_description_names_cores_and_python() -> None:
     text = describe_machine("OpenSearch 3.6.0")
     assert "CPU cores" in text and "Python 3." in text and text.endswith("OpenSearch 3.6.0")
+
+
+def test_the_report_lists_each_degraded_query_and_why(toy_suite: SuiteResult) -> None:
+    assert degraded_lines(toy_suite) == [
+        "## Degraded queries",
+        "",
+        "A failed search is tried once more; a query that failed twice has no results and scores 0.",
+        "",
+        "- hybrid-rrf: 2 of 3",
+        "  - `q1`: dense_timeout",
+        "  - `q3`: query_failed: ConnectionError: node gone",
+        "",
+    ]

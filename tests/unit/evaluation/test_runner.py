@@ -114,19 +114,56 @@ def test_component_shares_and_overlap_with_components_run_alone() -> None:
     assert suite.result("dense").degraded_queries == {"dense_timeout": 1}
 
 
-def test_progress_reports_each_query_and_failures_name_configuration_and_query() -> None:
+def test_progress_reports_each_query_and_a_run_whose_every_query_failed_stops() -> None:
     calls: list[tuple[str, int, int]] = []
     run_suite(TableRetriever(), [BM25], SET, ["mrr@10"], progress=lambda *call: calls.append(call))
     assert calls == [("bm25", 1, 2), ("bm25", 2, 2)]
 
     class Failing:
+        def __init__(self) -> None:
+            self.calls = 0
+
         def retrieve(self, query: str, configuration: EvalConfiguration, depth: int) -> Retrieval:
+            self.calls += 1
             raise RuntimeError("no component is available")
 
+    failing = Failing()
     with pytest.raises(
-        EvaluationError, match=r"configuration 'bm25', query q1 \('first query'\): no component"
+        EvaluationError,
+        match=r"configuration 'bm25': every one of the 2 queries failed \(2 tries each\); "
+        r"the last error: RuntimeError: no component is available",
     ):
-        run_suite(Failing(), [BM25], SET, ["mrr@10"])
+        run_suite(failing, [BM25], SET, ["mrr@10"])
+    assert failing.calls == 4  # each query tried twice
+
+
+class Flaky(TableRetriever):
+    """The first query fails on its first try only; the second query fails every time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tries: dict[str, int] = {}
+
+    def retrieve(self, query: str, configuration: EvalConfiguration, depth: int) -> Retrieval:
+        self.tries[query] = self.tries.get(query, 0) + 1
+        if query == "second query" or self.tries[query] == 1:
+            raise ConnectionError(f"node gone ({query})")
+        return super().retrieve(query, configuration, depth)
+
+
+def test_a_failed_query_is_retried_once_then_recorded_as_degraded_and_the_run_goes_on() -> None:
+    flaky = Flaky()
+    result = run_suite(flaky, [BM25], SET, ["recall@2", "mrr@10"]).result("bm25")
+    assert flaky.tries == {"first query": 2, "second query": 2}
+    # q1 succeeded on its retry (as in the table: 0.5, 0.5); q2 failed twice: no documents, scores 0
+    assert result.per_query == {
+        "q1": {"recall@2": 0.5, "mrr@10": 0.5},
+        "q2": {"recall@2": 0.0, "mrr@10": 0.0},
+    }
+    assert result.metrics == pytest.approx({"recall@2": 0.25, "mrr@10": 0.25})
+    assert result.degraded_queries == {"query_failed": 1}
+    assert result.degraded_detail == {"q2": ("query_failed: ConnectionError: node gone (second query)",)}
+    assert result.run["q2"] == {}
 
 
 def test_scores_become_strictly_decreasing_in_the_given_order() -> None:

@@ -64,7 +64,7 @@ def _wait_until_ready(service: OpenSearch, timeout_s: float = 180.0) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            service.cluster.health(wait_for_status="yellow", timeout="5s")
+            service.cluster.health(wait_for_status="yellow", timeout="5s", params={"request_timeout": 10})
             return
         except Exception as exc:  # not ready yet, or a real failure that the deadline reports
             if time.monotonic() > deadline:

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
-from opensearchpy.exceptions import RequestError
+from opensearchpy.exceptions import ConflictError, RequestError
 
 from control_plane.errors import UnavailableError
 
@@ -70,8 +70,32 @@ def remove_model(client: OpenSearch, model_id: str, connector_id: str | None = N
     try:
         ml(client).undeploy_model(model_id=model_id)
         ml(client).delete_model(model_id=model_id)
-        if connector_id:
-            ml(client).delete_connector(connector_id=connector_id)
     except NotFoundError:
         pass
+    if connector_id:
+        delete_connector(client, connector_id)
     log.info("model replaced", extra={"old_model_id": model_id})
+
+
+def delete_connector(client: OpenSearch, connector_id: str, wait_s: float = 10.0) -> bool:
+    """Delete a connector once no model uses it; False when one still does after ``wait_s``.
+
+    ml-commons refuses (409) while a model names the connector, and a model deleted a moment ago stays
+    visible to that check until the model index refreshes: so a refusal is retried. A connector left
+    behind costs nothing and is reported, so replacing a model never fails on it.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            ml(client).delete_connector(connector_id=connector_id)
+            return True
+        except NotFoundError:
+            return True
+        except ConflictError as error:
+            if time.monotonic() >= deadline:
+                log.warning(
+                    "connector still in use, left in place",
+                    extra={"connector_id": connector_id, "error": str(error)},
+                )
+                return False
+            time.sleep(0.5)

@@ -8,7 +8,7 @@ import pytest
 from integration.names import session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import TransportError
+from opensearchpy.exceptions import NotFoundError, TransportError
 
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
@@ -17,7 +17,8 @@ from control_plane.ingestion.bulk import index_batch
 from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
-from control_plane.mlcommons.registry import models_status, register_models
+from control_plane.mlcommons.ml_api import delete_connector, ml
+from control_plane.mlcommons.registry import model_specs, models_status, register_models
 from control_plane.models.cross_encoder import CrossEncoderScorer
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
@@ -190,3 +191,22 @@ def test_a_rerank_search_without_text_in_source_says_why_it_failed(
     with pytest.raises(TransportError) as caught:
         client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)
     assert "keep `text` in its _source" in str(caught.value)
+
+
+def test_a_connector_is_deleted_only_once_no_model_uses_it(
+    client: OpenSearch, model_ids: dict[str, str], service_settings: Settings
+) -> None:
+    """ml-commons refuses (409) to delete a connector a model still names: `delete_connector` waits that
+    out, and right after the model's deletion (before the model index refreshes) it still succeeds."""
+    spec = model_specs(service_settings)[0]
+    connector = {**spec.connector, "name": f"{spec.connector['name']}-{session_index('throwaway')}"}
+    connector_id = ml(client).create_connector(body=connector)["connector_id"]
+    group_id = ml(client).get_model(model_id=model_ids["dense"])["model_group_id"]
+    body = {"name": connector["name"], "function_name": "remote", "model_group_id": group_id}
+    model_id = ml(client).register_model(body={**body, "connector_id": connector_id})["model_id"]
+    assert delete_connector(client, connector_id, wait_s=1.0) is False
+    assert ml(client).get_connector(connector_id=connector_id)["name"] == connector["name"]
+    ml(client).delete_model(model_id=model_id)
+    assert delete_connector(client, connector_id) is True
+    with pytest.raises(NotFoundError):
+        ml(client).get_connector(connector_id=connector_id)

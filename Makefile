@@ -112,8 +112,8 @@ unit: setup ## unit tests only (no node)
 integration: setup ## integration tests against the local node
 	$(BIN)/pytest tests/integration
 
-test: lint ## lint, then every test (unit and integration; PYTEST_ARGS adds pytest options)
-	$(BIN)/pytest $(PYTEST_ARGS)
+test: lint ## lint, then every test (unit and integration) in two halves at once (PYTEST_ARGS adds pytest options)
+	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 test-export: setup ## export-time parity against torch (installs the export extra: torch with its CUDA libraries, several GB)
 	$(BIN)/pip install --quiet -e ".[dev,ops,export]"

@@ -1,6 +1,51 @@
-"""Make `tests/` importable so integration helpers can be shared (tests/integration/node.py)."""
+"""Make `tests/` importable so integration helpers can be shared (tests/integration/node.py), and run
+the suite in two halves at once under pytest-xdist (`make test` passes ``-n 2``).
+
+The halves balance CI's wall time on two cores: the 3-node cluster tests spend most of their time
+waiting on nodes that restart and recover, so they run beside the single-node tests rather than after
+them. Each half goes to one worker whole, so each session-scoped fixture (the node's client, the BEIR
+slices, the cluster) is built by one worker only.
+"""
+
+from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+TESTS = Path(__file__).parent
+# With the unit tests and the security-plugin node, the cluster half is about as long as the other.
+BESIDE_THE_CLUSTER = ("unit/", "integration/cluster/", "integration/security/")
+
+
+def half_of(path: Path) -> str:
+    """Which half a test file runs in: ``cluster`` or ``single-node``."""
+    relative = path.resolve().relative_to(TESTS).as_posix()
+    return "cluster" if relative.startswith(BESIDE_THE_CLUSTER) else "single-node"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Each half is one xdist scope, given to one worker whole (any ``--dist`` mode)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TwoHalves(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return half_of(config.rootpath / nodeid.split("::", 1)[0])
+
+    return TwoHalves(config, log)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In the xdist controller: stop the local node if a worker started it (integration/conftest.py)."""
+    if hasattr(session.config, "workerinput"):
+        return  # a worker: the other one may still use the node
+    from integration.node import STARTED_BY_A_WORKER, run_playbook
+
+    if STARTED_BY_A_WORKER.exists():
+        run_playbook("-e", "opensearch_state=stopped")
+        STARTED_BY_A_WORKER.unlink()

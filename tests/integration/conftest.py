@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from integration.names import session_index, sweep_leftovers
-from integration.node import LOG_FILE, cluster_name_at, run_playbook
+from integration.node import LOG_FILE, STARTED_BY_A_WORKER, cluster_name_at, node_lock, run_playbook
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
@@ -30,20 +30,30 @@ def settings() -> Settings:
     return load_settings(LOCAL_FILE, environ={})
 
 
+def _provision_or_exit() -> None:
+    result = run_playbook()
+    if result.returncode != 0:
+        tail = LOG_FILE.read_text(errors="replace")[-4000:] if LOG_FILE.exists() else "(no node log)"
+        pytest.exit(f"provisioning failed:\n{result.stdout[-6000:]}\n{result.stderr[-2000:]}\n{tail}", 2)
+
+
 @pytest.fixture(scope="session")
-def node(settings: Settings) -> Iterator[str]:
+def node(settings: Settings, worker_id: str) -> Iterator[str]:
+    """The local node's URL. Two xdist workers share it: the first provisions it (under a lock, so the
+    other waits and reuses it), and a node a worker started is stopped by the controller at the very
+    end (tests/conftest.py), when neither worker needs it any more."""
     url = settings.opensearch.url
-    running = cluster_name_at(url)
-    if running is not None and running != settings.opensearch.cluster_name:
-        pytest.exit(f"{url} answers as cluster '{running}', not the project's local node: stop it first", 2)
-    started_here = running is None
-    if started_here:
-        result = run_playbook()
-        if result.returncode != 0:
-            tail = LOG_FILE.read_text(errors="replace")[-4000:] if LOG_FILE.exists() else "(no node log)"
-            pytest.exit(f"provisioning failed:\n{result.stdout[-6000:]}\n{result.stderr[-2000:]}\n{tail}", 2)
+    with node_lock():
+        running = cluster_name_at(url)
+        if running is not None and running != settings.opensearch.cluster_name:
+            pytest.exit(f"{url} answers as cluster '{running}', not the project's local node: stop it", 2)
+        started_here = running is None
+        if started_here:
+            _provision_or_exit()
+            if worker_id != "master":
+                STARTED_BY_A_WORKER.touch()
     yield url
-    if started_here:
+    if started_here and worker_id == "master":
         run_playbook("-e", "opensearch_state=stopped")
 
 

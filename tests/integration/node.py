@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -15,6 +18,21 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_DIR = REPO_ROOT / "ansible"
 ROLE_DEFAULTS = ANSIBLE_DIR / "roles" / "opensearch" / "defaults" / "main.yml"
 LOG_FILE = REPO_ROOT / ".local" / "opensearch" / "logs" / "biohybrid-local.log"
+# Written when an xdist worker provisioned the node: the controller stops it after both workers end.
+STARTED_BY_A_WORKER = REPO_ROOT / ".local" / "tests-started-the-node"
+LOCK_FILE = REPO_ROOT / ".local" / "tests-node.lock"
+
+
+@contextmanager
+def node_lock() -> Iterator[None]:
+    """Held while a test session checks for the node and provisions it (two xdist workers, one node)."""
+    LOCK_FILE.parent.mkdir(parents=True, exist_ok=True)
+    with LOCK_FILE.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def pinned_version() -> str:

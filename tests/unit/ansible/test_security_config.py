@@ -5,8 +5,10 @@ ml-commons calls locked to the inference service, and a plain local node with no
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,7 @@ RENDERS: dict[tuple[str, ...], tuple[str, ...]] = {
 def _all_rendered() -> dict[tuple[str, ...], Path]:
     """Every render of this module, run side by side (each is an ansible-playbook start-up)."""
     root = Path(tempfile.mkdtemp(prefix="biohybrid-rendered-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     playbook = str(Path(sys.executable).with_name("ansible-playbook"))
     env = {**os.environ, "ANSIBLE_CONFIG": str(ANSIBLE_DIR / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
     running = {}

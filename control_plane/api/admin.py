@@ -20,7 +20,9 @@ from control_plane.config.settings import Settings
 from control_plane.evaluation.api import evaluate_job
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.settings import EvaluationSettings
+from control_plane.ingestion.setup import ingest_breakers
 from control_plane.mlcommons.registry import models_status
+from control_plane.resilience.breaker import BreakerBoard
 from control_plane.search.service import SearchService
 
 if TYPE_CHECKING:
@@ -47,6 +49,9 @@ def register_admin_routes(
 ) -> None:
     jobs = JobRegistry()
     app.extensions["biohybrid.jobs"] = jobs
+    # One board for every ingest job: a model that keeps failing fails the next jobs fast (circuit_open).
+    breakers = ingest_breakers(settings)
+    app.extensions["biohybrid.metrics"].track_breakers(breakers, path="ingest")
 
     @app.get("/v1/admin/resources")
     def resources() -> Response:
@@ -80,7 +85,9 @@ def register_admin_routes(
             progress=False,
             limit_documents=wanted.limit_documents,
         )
-        job = jobs.submit("ingest", who.tenant, lambda: _ingest(settings, client, wanted.sources, options))
+        job = jobs.submit(
+            "ingest", who.tenant, lambda: _ingest(settings, client, wanted.sources, options, breakers)
+        )
         return json_response(job.to_dict(), 202)
 
     @app.post("/v1/evaluate")
@@ -103,13 +110,17 @@ def register_admin_routes(
 
 
 def _ingest(
-    settings: Settings, client: OpenSearch, sources: list[str], options: IngestOptions
+    settings: Settings,
+    client: OpenSearch,
+    sources: list[str],
+    options: IngestOptions,
+    breakers: BreakerBoard | None = None,
 ) -> dict[str, Any]:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.run import ingest
     from control_plane.ingestion.setup import python_encoder
 
-    encoder, counter = python_encoder(settings)
+    encoder, counter = python_encoder(settings, breakers)
     dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{options.tenant_id}.jsonl")
     summary = ingest(client, sources, options, encoder, dead_letter, counter)
     return {**dataclasses.asdict(summary), "index": options.index, "dead_letter": str(dead_letter.path)}

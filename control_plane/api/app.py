@@ -20,6 +20,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from control_plane.api.admin import register_admin_routes
 from control_plane.api.auth import Principal, Role, authenticate
+from control_plane.api.cache_metrics import CacheCollector
 from control_plane.api.errors import register_error_handlers
 from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
@@ -51,6 +52,8 @@ def create_app(
     service = service or SearchService(make_client(settings.opensearch, retry_on_timeout=False), settings)
     evaluation = evaluation or load_evaluation_settings()
     metrics = ApiMetrics.create()
+    metrics.registry.register(CacheCollector(service.caches.stats))
+    metrics.track_breakers(service.inference.breakers)
     eval_gauges = EvaluationGauges(metrics.registry, evaluation.alert.metric)
     app.extensions["biohybrid.metrics"] = metrics
     app.extensions["biohybrid.service"] = service

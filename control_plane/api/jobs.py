@@ -23,6 +23,8 @@ class Job:
     finished: float | None = None
     result: Any = None
     error: str | None = None
+    reason: str | None = None
+    """Why a failed job failed, in one word: gpu_unavailable, circuit_open, unavailable, error..."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -34,6 +36,7 @@ class Job:
             "finished": self.finished,
             "result": self.result,
             "error": self.error,
+            "reason": self.reason,
         }
 
 
@@ -53,6 +56,8 @@ class JobRegistry:
                 job.state = "done"
             except Exception as exc:  # a job's failure is its state, reported to whoever polls
                 job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
+                reason = getattr(exc, "reason", None)  # a model call's (control_plane/resilience/policy.py)
+                job.reason = reason if isinstance(reason, str) else "error"
                 log.exception("job failed", extra={"job": job.id, "kind": kind})
             finally:
                 job.finished = time.time()

@@ -3,11 +3,43 @@ several apps in a process do not collide)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from control_plane.resilience.breaker import STATE_VALUES, BreakerBoard
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.65, 1.0, 2.0, 5.0)
+
+
+class BreakerCollector(Collector):
+    """The model-call breakers (control_plane/resilience/breaker.py), read at scrape time; the ``path``
+    label says whose board: query (search's query encoding) or ingest (the admin API's ingest jobs)."""
+
+    def __init__(self) -> None:
+        self._boards: dict[str, BreakerBoard] = {}
+
+    def add(self, path: str, board: BreakerBoard) -> None:
+        self._boards[path] = board
+
+    def collect(self) -> Iterator[Metric]:
+        state = GaugeMetricFamily(
+            "biohybrid_api_breaker_state",
+            "Circuit breaker of each model: 0 closed, 1 open (failing fast), 2 half-open",
+            labels=["path", "model"],
+        )
+        opened = CounterMetricFamily(
+            "biohybrid_api_breaker_opened", "Times each model's breaker opened", labels=["path", "model"]
+        )
+        for path, board in sorted(self._boards.items()):
+            for model, (current, times) in board.snapshot().items():
+                state.add_metric([path, model], STATE_VALUES[current])
+                opened.add_metric([path, model], times)
+        yield state
+        yield opened
 
 
 @dataclass
@@ -21,12 +53,16 @@ class ApiMetrics:
     topk_results: Counter
     topk_component_hits: Counter
     partial_answers: Counter
+    breakers: BreakerCollector
 
     @classmethod
     def create(cls) -> ApiMetrics:
         registry = CollectorRegistry()
+        breakers = BreakerCollector()
+        registry.register(breakers)
         return cls(
             registry=registry,
+            breakers=breakers,
             request_seconds=Histogram(
                 "biohybrid_api_request_seconds",
                 "API request latency by endpoint and status",
@@ -76,3 +112,8 @@ class ApiMetrics:
                 registry=registry,
             ),
         )
+
+    def track_breakers(self, board: BreakerBoard | None, path: str = "query") -> None:
+        """Export ``board``'s breaker states and open counts (nothing when there is no board)."""
+        if board is not None:
+            self.breakers.add(path, board)

@@ -4,12 +4,12 @@ shape answers (so the description cannot drift from the code)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
 from control_plane.search.results import SearchResponse
-from control_plane.search.spec import SearchSpec
+from control_plane.search.spec import Granularity, SearchSpec
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 _ERROR = {
@@ -84,7 +84,11 @@ def openapi_document() -> dict[str, Any]:
         {"name": "components", "in": "query", "schema": {"type": "string"}, "description": "comma-separated"},
         {"name": "fusion_method", "in": "query", "schema": {"type": "string", "enum": ["rrf", "weighted"]}},
         {"name": "rerank", "in": "query", "schema": {"type": "boolean"}},
-        {"name": "granularity", "in": "query", "schema": {"type": "string", "enum": ["chunk", "document"]}},
+        {
+            "name": "granularity",
+            "in": "query",
+            "schema": {"type": "string", "enum": list(get_args(Granularity))},
+        },
     ]
     security: list[dict[str, list[str]]] = [{"bearer": []}, {"apiKey": []}]
     return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, EXIT_MODEL, Subcommands
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.mlcommons.registry import deployed_model_ids
@@ -57,6 +57,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.run import IngestOptions, ingest
     from control_plane.ingestion.setup import python_encoder
+    from control_plane.resilience.policy import ModelCallError
 
     pipeline = "chunk-embed" if args.encode == "pipeline" else None
     try:  # before any client, model or write: an index that is not the tenant's is refused here
@@ -87,7 +88,11 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
             return EXIT_CONFIG
         encoder = PipelineChunkEncoder()
     dead_letter = DeadLetterFile(Path(args.dead_letter))
-    summary = ingest(client, args.sources, options, encoder, dead_letter, counter)
+    try:
+        summary = ingest(client, args.sources, options, encoder, dead_letter, counter)
+    except ModelCallError as exc:  # what landed stays: a re-run skips it (resumable)
+        print(f"error: ingest stopped: {exc}", file=sys.stderr)
+        return EXIT_MODEL
     print(
         f"{summary.documents} documents, {summary.chunks} chunks ({summary.written} written, "
         f"{summary.unchanged} unchanged, {summary.deleted} deleted), {summary.duplicates} duplicates "

@@ -1,7 +1,8 @@
 """biohybrid: administer the OpenSearch-native hybrid retrieval stack.
 
 Exit codes: 0 success, 1 drift found (verify) or a resource failed, 2 bad configuration or usage,
-3 the cluster could not be reached or refused a request.
+3 the cluster could not be reached or refused a request, 4 a model call failed (ingest: gpu_unavailable,
+circuit_open, ...).
 """
 
 from __future__ import annotations

@@ -200,6 +200,9 @@ class ModelsSettings(_Strict):
     # Folder of the Python ingest path's encoding cache (model digest + text digest -> vectors), so
     # unchanged text is never encoded twice; "" turns it off. Relative paths are from the working folder.
     encoding_cache_dir: str = ""
+    # Roles whose model must run on a GPU (dense, sparse, rerank): one attempt per call, and a call that
+    # meets no GPU (a CPU-only service, a CUDA failure) fails as gpu_unavailable (control_plane/resilience).
+    gpu_bound: tuple[Literal["dense", "sparse", "rerank"], ...] = ()
 
 
 class ApiKey(_Strict):
@@ -221,6 +224,32 @@ class SectionRoutingSettings(_Strict):
     fetch_sections: bool = Field(True, description="fetch routed sections the fused list missed")
 
 
+class CacheStoreSettings(_Strict):
+    """One in-memory cache: on or off, its size bound and how long an entry lives."""
+
+    enabled: bool
+    max_entries: int = Field(gt=0, le=1_000_000)
+    ttl_s: float = Field(gt=0)
+
+
+class QueryCacheSettings(_Strict):
+    """The API's query cache (control_plane/search/query_cache/)."""
+
+    encoding: CacheStoreSettings = CacheStoreSettings(enabled=True, max_entries=4096, ttl_s=3600)
+    response: CacheStoreSettings = CacheStoreSettings(enabled=False, max_entries=512, ttl_s=300)
+    # How often the served models' digests are read again from the inference service (GET /v1/models).
+    models_refresh_s: float = Field(60, gt=0)
+
+
+class FacetSettings(_Strict):
+    """Structured facts at query time (control_plane/search/facet_boost.py)."""
+
+    # facet_json's BM25 weight is multiplied by this when a clinical intent is detected (boosts on), in
+    # searches of the granularities listed; 1.0 turns the boost off.
+    intent_boost: float = Field(2.0, ge=1.0, le=10.0)
+    boost_granularities: tuple[Literal["chunk", "document", "facet"], ...] = ("facet",)
+
+
 class SearchSettings(_Strict):
     """The /v1/search behaviour: where it looks, its budgets and defaults."""
 
@@ -231,8 +260,29 @@ class SearchSettings(_Strict):
     opensearch_timeout_ms: int = Field(5000, gt=0)
     # true: a rerank on a service without a GPU is refused (reranker_error gpu_unavailable).
     rerank_requires_gpu: bool = False
+    # Query encoding's breaker per model: after breaker_failures consecutive failed calls (0: never) the
+    # component fails fast (component_errors: dense_circuit_open) until a probe after breaker_reset_s.
+    breaker_failures: int = Field(5, ge=0)
+    breaker_reset_s: float = Field(30, gt=0)
     intents_file: str = "intents.yaml"
     section_routing: SectionRoutingSettings = SectionRoutingSettings()
+    facets: FacetSettings = FacetSettings()
+    cache: QueryCacheSettings = QueryCacheSettings()
+
+
+class IngestSettings(_Strict):
+    """How ingest's Python path encodes, and what it does when a model call fails."""
+
+    # local: ONNX in this process (GPU when present, encoding cache); service: the inference service at
+    # models.service_url (one GPU host serves every ingest; no encoding cache).
+    encoder: Literal["local", "service"] = "local"
+    # Calls per batch for a model that is not GPU-bound (a failed call is retried after a back-off of
+    # encode_backoff_s, doubling); the model's breaker opens after breaker_failures failures in a row.
+    encode_attempts: int = Field(3, ge=1)
+    encode_backoff_s: float = Field(0.5, ge=0)
+    breaker_failures: int = Field(3, ge=0)
+    breaker_reset_s: float = Field(30, gt=0)
+    service_timeout_s: float = Field(60, gt=0)
 
 
 class ApiSettings(_Strict):
@@ -249,6 +299,7 @@ class Settings(_Strict):
     fusion: FusionSettings = FusionSettings()
     models: ModelsSettings = ModelsSettings()
     search: SearchSettings = SearchSettings()
+    ingest: IngestSettings = IngestSettings()
     api: ApiSettings = ApiSettings()
 
     @model_validator(mode="after")

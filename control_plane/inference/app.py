@@ -17,7 +17,11 @@
   deadline (the rerank connector sends ``search.rerank_timeout_ms``): past it the answer is 503 and the
   pairs not yet scored are dropped, so an abandoned rerank does not hold the cores.
 * ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
-  ``GET /v1/models`` (what is served, with dimensions).
+  ``GET /v1/models`` (what is served, with dimensions and providers, and each model's ``digest`` and
+  ``tokenizer`` normalizer, which the control API's query cache keys by; ``gpu_metrics``: whether the GPU
+  series are exported). A model run that fails answers its message (503 for a GPU failure, else 500).
+* ``/admin/faults``: the fault switch (control_plane/inference/faults.py), 404 unless the service started
+  with ``--fault-injection`` or ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from werkzeug.exceptions import HTTPException
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
 from control_plane.inference.config import ServiceConfig
+from control_plane.inference.faults import FaultInjector, register_fault_routes
 from control_plane.inference.host import ModelHost, ModelUnavailableError, UnknownModelError
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import (
@@ -44,6 +49,7 @@ from control_plane.inference.validation import (
     rerank_request,
     texts_request,
 )
+from control_plane.resilience.policy import is_gpu_failure
 
 log = logging.getLogger(__name__)
 Loading = Literal["sync", "background", "none"]
@@ -65,6 +71,8 @@ def create_app(
         config.max_items * (config.max_chars * 4 + 16) + config.max_chars * 4 + 4096
     )
     app.extensions["biohybrid.host"] = host
+    faults = FaultInjector() if config.fault_injection else None
+    app.extensions["biohybrid.faults"] = faults
     if load == "sync":
         host.load()
     elif load == "background":
@@ -72,8 +80,13 @@ def create_app(
 
     def timed(endpoint: str, model: str, handler: Callable[[], Any]) -> Response:
         started = time.perf_counter()
+        fault = faults.take(endpoint) if faults is not None and model in host.states else None
         try:
-            response = _json(handler(), 200)
+            if fault is not None:  # the fault switch: answer as the model would fail, without running it
+                metrics.injected_faults.labels(endpoint).inc()
+                response = _error(fault.status, fault.message)
+            else:
+                response = _json(handler(), 200)
         except RequestError as exc:
             response = _error(exc.status, exc.message)
         except UnknownModelError as exc:
@@ -81,6 +94,12 @@ def create_app(
         except (OverloadedError, BatchTimeoutError, ModelUnavailableError) as exc:
             response = _error(503, str(exc))
             response.headers["Retry-After"] = _RETRY_AFTER_S
+        except HTTPException:
+            raise  # werkzeug's own answers (413 for a body over the limit)
+        except Exception as exc:  # the model run failed (CUDA out of memory...): say what it was
+            log.exception("model call failed", extra={"endpoint": endpoint, "model": model})
+            status = 503 if is_gpu_failure(str(exc)) else 500
+            response = _error(status, f"model '{model}' failed: {type(exc).__name__}: {exc}")
         label = model if model in host.states else "unknown"  # a URL must not mint metric series
         metrics.requests.labels(endpoint, label, str(response.status_code)).inc()
         metrics.request_seconds.labels(endpoint, label).observe(time.perf_counter() - started)
@@ -131,7 +150,8 @@ def create_app(
 
     @app.get("/v1/models")
     def models() -> Response:
-        return _json({"models": [state.to_dict() for state in host.states.values()]}, 200)
+        models = [state.to_dict() for state in host.states.values()]
+        return _json({"models": models, "gpu_metrics": metrics.gpu_enabled}, 200)
 
     @app.get("/metrics")
     def prometheus() -> Response:
@@ -141,6 +161,7 @@ def create_app(
     def http_error(exc: HTTPException) -> Response:
         return _error(exc.code or 500, exc.description or exc.name)
 
+    register_fault_routes(app, faults)
     return app
 
 

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from control_plane.inference.config import DEFAULT_HOST, DEFAULT_PORT, ServiceConfig
+from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.server import serve
 from control_plane.logs import configure_logging
 
@@ -57,6 +59,11 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--http-threads", type=int, default=d.http_threads, help="request threads of the server")
     p.add_argument("--debug", action="store_true", help="werkzeug's development server (never in production)")
+    p.add_argument(
+        "--fault-injection",
+        action="store_true",
+        help=f"serve /admin/faults: make the next N model calls fail (tests only; or {FAULT_ENV_VAR}=1)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> ServiceConfig:
@@ -79,6 +86,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         manifest=args.manifest,
         http_threads=args.http_threads,
         debug=args.debug,
+        fault_injection=args.fault_injection or os.environ.get(FAULT_ENV_VAR, "") == "1",
     )
 
 

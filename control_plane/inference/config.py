@@ -44,6 +44,8 @@ class ServiceConfig:
     """Request threads of the HTTP server (each waits on a model queue; ml-commons calls concurrently)."""
     debug: bool = False
     """Serve on werkzeug's development server instead of waitress."""
+    fault_injection: bool = False
+    """Serve ``/admin/faults`` (control_plane/inference/faults.py): tests make the next N calls fail."""
 
     def __post_init__(self) -> None:
         positive = ("max_batch", "queue_size", "max_items", "max_chars", "http_threads")

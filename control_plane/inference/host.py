@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,7 @@ from control_plane.inference.config import ServiceConfig
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.dense import DenseEncoder, with_query_prefix
+from control_plane.models.digest import model_digest, text_processing
 from control_plane.models.manifest import Manifest, ModelSpec, load_manifest
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.similarity import SimilarityScorer
@@ -58,6 +59,9 @@ class ModelState:
     error: str | None = None
     providers: tuple[str, ...] = ()
     dimension: int | None = None
+    # What the control API keys its query-encoding cache by (control_plane/search/query_cache/).
+    digest: str | None = None
+    tokenizer: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {k: v for k, v in vars(self).items() if v not in (None, ())}
@@ -130,6 +134,8 @@ class ModelHost:
                     "load_s": round(time.perf_counter() - started, 2),
                 },
             )
+        if not self.metrics.gpu_enabled:
+            log.info("no model runs on a GPU: GPU metrics (memory, utilisation, model time) not exported")
 
     def start_loading(self) -> threading.Thread:
         thread = threading.Thread(target=self.load, name="model-loader", daemon=True)
@@ -144,6 +150,8 @@ class ModelHost:
                 state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
             )
             session, state.dimension = dense.model.session, dense.dimension
+            state.digest = model_digest(dense.model, query_prefix=dense.query_prefix)
+            state.tokenizer = text_processing(dense.model)
             batcher: MicroBatcher[str, Vector] = self._batcher(
                 state.name,
                 lambda texts: list(dense.encode(texts)),
@@ -157,6 +165,7 @@ class ModelHost:
                 state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
             )
             session, state.dimension = scorer.model.session, 1
+            state.digest, state.tokenizer = model_digest(scorer.model), text_processing(scorer.model)
             rerank_batcher: MicroBatcher[Pair, float] = self._batcher(
                 state.name,
                 lambda pairs: [float(s) for s in scorer.score_pairs(pairs)],
@@ -175,12 +184,14 @@ class ModelHost:
                 min_weight=cfg.sparse_min_weight,
             )
             session, state.dimension = sparse.model.session, sparse.model.spec.dimension
+            state.digest = model_digest(sparse.model, top_k=sparse.top_k, min_weight=sparse.min_weight)
+            state.tokenizer = text_processing(sparse.model)
             sparse_batcher = self._batcher(state.name, sparse.encode)
             with self._lock:
                 self._sparse[state.name] = sparse_batcher
         state.providers = tuple(session.providers)
         if session.on_gpu:
-            self.metrics.enable_gpu_memory()
+            self.metrics.enable_gpu(state.name)
         self.metrics.model_ready.labels(state.name, state.providers[0]).set(1)
         state.status = "ready"
 

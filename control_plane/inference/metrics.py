@@ -1,7 +1,9 @@
 """Prometheus metrics of the inference service, in a registry of its own (one per app: tests make many).
 
-GPU memory is read from ``nvidia-smi`` at scrape time, and only when a session runs on CUDA: onnxruntime
-exposes no memory figure, and a CPU host has nothing to report.
+GPU memory and utilisation are read from ``nvidia-smi`` at scrape time, and only when a session runs on
+CUDA: onnxruntime exposes no memory figure, and a CPU host has nothing to report. Model time on the GPU
+(``gpu_embedding_duration_seconds``, the spec's name) is observed only for models whose session runs on
+CUDA; with no such model none of the GPU series is registered (/v1/models says ``"gpu_metrics": false``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -18,31 +21,58 @@ _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
+@dataclass(frozen=True)
+class GpuReading:
+    gpu: str
+    used_bytes: float
+    total_bytes: float
+    utilization: float | None
+    """Share of the last sample period a kernel ran, 0-1 (None: the driver does not report it)."""
+
+
+def parse_gpu_query(out: str) -> list[GpuReading]:
+    """``nvidia-smi --query-gpu=index,memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits``
+    output (MiB and percent), one GPU a line; "[N/A]" utilisation (some virtual GPUs) is None."""
+    readings = []
+    for line in out.strip().splitlines():
+        index, used_mib, total_mib, percent = (part.strip() for part in line.split(","))
+        utilization = float(percent) / 100 if percent.replace(".", "", 1).isdigit() else None
+        readings.append(GpuReading(index, float(used_mib) * 2**20, float(total_mib) * 2**20, utilization))
+    return readings
+
+
 class GpuMemoryCollector(Collector):
-    """Used and total memory per GPU, from nvidia-smi (absent if the tool is)."""
+    """Used and total memory and utilisation per GPU, from nvidia-smi (absent if the tool is)."""
 
     def collect(self) -> Iterator[Metric]:
         tool = shutil.which("nvidia-smi")
         if tool is None:
             return
+        query = "--query-gpu=index,memory.used,memory.total,utilization.gpu"
         try:
             out = subprocess.run(
-                [tool, "--query-gpu=index,memory.used,memory.total", "--format=csv,noheader,nounits"],
+                [tool, query, "--format=csv,noheader,nounits"],
                 capture_output=True,
                 text=True,
                 timeout=2,
                 check=True,
             ).stdout
-        except (OSError, subprocess.SubprocessError):
+            readings = parse_gpu_query(out)
+        except (OSError, subprocess.SubprocessError, ValueError):
             return
         used = GaugeMetricFamily("biohybrid_gpu_memory_used_bytes", "GPU memory in use", labels=["gpu"])
         total = GaugeMetricFamily("biohybrid_gpu_memory_total_bytes", "GPU memory size", labels=["gpu"])
-        for line in out.strip().splitlines():
-            index, used_mib, total_mib = (part.strip() for part in line.split(","))
-            used.add_metric([index], float(used_mib) * 2**20)
-            total.add_metric([index], float(total_mib) * 2**20)
+        busy = GaugeMetricFamily(
+            "biohybrid_gpu_utilization_ratio", "Share of time a GPU kernel ran (0-1)", labels=["gpu"]
+        )
+        for reading in readings:
+            used.add_metric([reading.gpu], reading.used_bytes)
+            total.add_metric([reading.gpu], reading.total_bytes)
+            if reading.utilization is not None:
+                busy.add_metric([reading.gpu], reading.utilization)
         yield used
         yield total
+        yield busy
 
 
 class ServiceMetrics:
@@ -90,11 +120,39 @@ class ServiceMetrics:
             ["model", "provider"],
             registry=self.registry,
         )
+        self.injected_faults = Counter(
+            "biohybrid_inference_injected_faults",
+            "Calls answered with an injected fault (/admin/faults, only with --fault-injection), by endpoint",
+            ["endpoint"],
+            registry=self.registry,
+        )
         self._gpu: GpuMemoryCollector | None = None
+        self._gpu_models: set[str] = set()
+        self.gpu_seconds: Histogram | None = None
+
+    @property
+    def gpu_enabled(self) -> bool:
+        """Whether the GPU series are exported (some model's session runs on CUDA)."""
+        return self._gpu is not None
+
+    def enable_gpu(self, model: str) -> None:
+        """``model`` runs on a GPU: export the GPU gauges and its time (gpu_embedding_duration_seconds)."""
+        self.enable_gpu_memory()
+        if self.gpu_seconds is None:
+            self.gpu_seconds = Histogram(
+                "gpu_embedding_duration_seconds",
+                "Model time per batch on the GPU (tokenization and ONNX Runtime), by model",
+                ["model"],
+                buckets=_LATENCY_BUCKETS,
+                registry=self.registry,
+            )
+        self._gpu_models.add(model)
 
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.batch_size.labels(model).observe(size)
         self.batch_seconds.labels(model).observe(seconds)
+        if self.gpu_seconds is not None and model in self._gpu_models:
+            self.gpu_seconds.labels(model).observe(seconds)
 
     def observe_shed(self, model: str, items: int) -> None:
         self.shed_items.labels(model).inc(items)

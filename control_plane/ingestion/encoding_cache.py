@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from control_plane.ingestion.encode import DenseModel, SparseModel
+from control_plane.models.digest import model_digest
 from control_plane.models.loading import LoadedModel
 
 FILE_NAME = "encodings.sqlite3"
@@ -29,15 +30,7 @@ T = TypeVar("T")
 
 def model_key(model: LoadedModel, **options: object) -> str:
     """A digest of what determines a model's outputs: its verified files and the encoder's options."""
-    artifact = model.spec.artifacts[model.files.variant]
-    described = {
-        "name": model.spec.name,
-        "variant": model.files.variant,
-        "files": {name: digest.sha256 for name, digest in sorted(artifact.files.items())},
-        "max_length": model.spec.max_length,
-        "options": options,
-    }
-    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:32]
+    return model_digest(model, **options)
 
 
 def text_key(text: str) -> str:

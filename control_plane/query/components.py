@@ -23,6 +23,9 @@ BM25_FIELD_BOOSTS: Mapping[str, float] = {
     "table_lines": 1.2,
     "identifiers": 1.0,
 }
+# The structured facts of a chunk (JSON text, BM25-searchable): facet granularity returns only chunks that
+# have it, and a clinical intent raises its weight (control_plane/search/facet_boost.py).
+FACET_FIELD = "facet_json"
 SPARSE_FIELD = "sparse_terms"
 DENSE_FIELD = "embedding"
 # The stored vectors: most of a hit's bytes, and nothing a client reads. Every answer leaves them out of

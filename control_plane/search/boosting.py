@@ -4,13 +4,15 @@ the boosts. The service applies them after fusion, inside the records the query 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from control_plane.config.settings import Settings
 from control_plane.locations import CONFIG_DIR
+from control_plane.query.components import BM25_FIELD_BOOSTS
+from control_plane.search.facet_boost import bm25_field_boosts
 from control_plane.search.intents import (
     Boost,
     DetectedIntent,
@@ -27,12 +29,14 @@ TABULAR = "tabular"
 
 @dataclass(frozen=True)
 class IntentPlan:
-    """The spec to search with (filters possibly narrowed by an intent), the detected intents and the
-    boosts to route with (empty: no routing)."""
+    """The spec to search with (filters possibly narrowed by an intent), the detected intents, the
+    boosts to route with (empty: no routing) and the BM25 field weights (facet_json raised for an
+    intent with boosts on, at the configured granularities: control_plane/search/facet_boost.py)."""
 
     spec: SearchSpec
     intents: tuple[DetectedIntent, ...] = ()
     boosts: tuple[Boost, ...] = ()
+    bm25_fields: Mapping[str, float] = field(default_factory=lambda: dict(BM25_FIELD_BOOSTS))
 
 
 @lru_cache(maxsize=4)
@@ -55,7 +59,8 @@ def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
     manual_tabular = bool(spec.query_intent) and TABULAR in (spec.query_intent or [])
     boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if spec.boosts else []
     narrowed = _restrict_sources(spec, detected, config) if spec.boosts else spec
-    return IntentPlan(spec=narrowed, intents=tuple(detected), boosts=tuple(boosts))
+    fields = bm25_field_boosts(detected, spec.boosts, spec.granularity, settings.search.facets)
+    return IntentPlan(spec=narrowed, intents=tuple(detected), boosts=tuple(boosts), bm25_fields=fields)
 
 
 def _restrict_sources(

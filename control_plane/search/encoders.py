@@ -1,5 +1,10 @@
 """Query encoding through the project's inference service, one call per component, each with its own
 timeout, so a slow or dead model costs that component only (the search degrades instead of failing).
+
+Each model has a circuit breaker (``search.breaker_failures``, ``search.breaker_reset_s``): while it is
+open the component fails fast with reason ``circuit_open`` and no call is made. A GPU-bound component
+(``models.gpu_bound``) fails with ``gpu_unavailable`` when the service answers a GPU failure or runs the
+model on CPU (the service's providers, cached for ``PROVIDERS_TTL_S``).
 """
 
 from __future__ import annotations
@@ -14,21 +19,52 @@ from typing import Any
 
 import requests
 
+from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
+from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
+from control_plane.resilience.policy import GPU_PROVIDER, is_gpu_failure
+
+PROVIDERS_TTL_S = 30.0
+# What a GPU-bound role is called among the search components.
+_COMPONENT_ROLES = {"dense": "dense", "splade": "sparse"}
 
 
 class ComponentError(BiohybridError):
-    """A component could not be used for this query; ``reason`` is timeout, unavailable or error."""
+    """A component could not be used for this query; ``reason`` is timeout, unavailable, error,
+    circuit_open or gpu_unavailable; ``status`` and ``message``: the service's answer, when it answered."""
 
-    def __init__(self, component: str, reason: str, detail: str) -> None:
+    def __init__(
+        self, component: str, reason: str, detail: str, status: int | None = None, message: str = ""
+    ) -> None:
         super().__init__(f"{component}: {reason} ({detail})")
         self.component = component
         self.reason = reason
         self.detail = detail
+        self.status = status
+        self.message = message
 
     @property
     def code(self) -> str:
         return f"{self.component}_{self.reason}"
+
+
+class _ProvidersCache:
+    """The service's execution providers per model, kept for PROVIDERS_TTL_S (they change on restart)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value: tuple[float, dict[str, list[str]]] | None = None
+
+    def get(self) -> dict[str, list[str]] | None:
+        with self._lock:
+            if self._value is None or time.monotonic() - self._value[0] > PROVIDERS_TTL_S:
+                return None
+            return self._value[1]
+
+    def put(self, providers: dict[str, list[str]]) -> dict[str, list[str]]:
+        with self._lock:
+            self._value = (time.monotonic(), providers)
+        return providers
 
 
 @dataclass(frozen=True)
@@ -39,20 +75,93 @@ class InferenceClient:
     service_url: str
     dense_model: str
     sparse_model: str
+    breakers: BreakerBoard | None = field(default=None, compare=False)
+    """One breaker per model (None: no breaker)."""
+    gpu_bound: frozenset[str] = frozenset()
+    """Components (dense, splade) whose model must run on a GPU."""
     _local: threading.local = field(default_factory=threading.local, compare=False, repr=False)
+    _providers: _ProvidersCache = field(default_factory=_ProvidersCache, compare=False, repr=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> InferenceClient:
+        models, search = settings.models, settings.search
+        return cls(
+            models.service_url,
+            models.dense,
+            models.sparse,
+            breakers=BreakerBoard(BreakerSettings(search.breaker_failures, search.breaker_reset_s)),
+            gpu_bound=frozenset(c for c, role in _COMPONENT_ROLES.items() if role in models.gpu_bound),
+        )
 
     def dense(self, text: str, timeout_s: float) -> list[float]:
         body = {"input": [text], "input_type": "query"}  # the service adds the model's query prefix
-        rows = self._post(f"/v1/embeddings/{self.dense_model}", body, timeout_s, "dense")
+        rows = self._model_call("dense", self.dense_model, "/v1/embeddings", body, timeout_s)
         return [float(x) for x in rows[0]]
 
     def sparse(self, text: str, timeout_s: float) -> dict[str, float]:
-        answer = self._post(f"/v1/sparse/{self.sparse_model}", {"input": [text]}, timeout_s, "splade")
+        answer = self._model_call("splade", self.sparse_model, "/v1/sparse", {"input": [text]}, timeout_s)
         return {token: float(weight) for token, weight in answer["response"][0].items()}
+
+    def _model_call(self, component: str, model: str, path: str, body: Any, timeout_s: float) -> Any:
+        """One call of ``model`` behind its breaker; a GPU-bound component also needs the GPU."""
+        gpu_bound = component in self.gpu_bound
+        if gpu_bound:
+            self._require_gpu(component, model, timeout_s, known_only=True)
+        breaker = self.breakers.get(model) if self.breakers is not None else None
+        if breaker is not None and not breaker.allow():
+            detail = (
+                f"model '{model}' failed {breaker.consecutive_failures} calls in a row; "
+                f"no call for {breaker.retry_in_s():.1f}s more"
+            )
+            raise ComponentError(component, "circuit_open", detail)
+        try:
+            answer = self._post(f"{path}/{model}", body, timeout_s, component)
+        except ComponentError as exc:
+            if breaker is not None:
+                # The service answered a client error: the model is up, the request was wrong.
+                if exc.status is not None and exc.status < 500:
+                    breaker.record_success()
+                else:
+                    breaker.record_failure()
+            if gpu_bound and is_gpu_failure(exc.message):
+                raise ComponentError(
+                    component, "gpu_unavailable", exc.detail, exc.status, exc.message
+                ) from exc
+            raise
+        if breaker is not None:
+            breaker.record_success()
+        if gpu_bound:
+            self._require_gpu(component, model, timeout_s, known_only=False)
+        return answer
+
+    def _require_gpu(self, component: str, model: str, timeout_s: float, *, known_only: bool) -> None:
+        """Fail with gpu_unavailable when the service runs ``model`` on CPU (``known_only``: only when its
+        providers are already cached, so a check costs no call before the model call)."""
+        providers = self._providers.get()
+        if providers is None:
+            if known_only:
+                return
+            providers = self._providers.put(self._served_providers(timeout_s, component))
+        served = providers.get(model, [])
+        if GPU_PROVIDER not in served:
+            detail = (
+                f"model '{model}' is GPU-bound (models.gpu_bound) but the service runs it on "
+                f"{', '.join(served) or 'nothing'}: run it on a GPU or take it out of models.gpu_bound"
+            )
+            raise ComponentError(component, "gpu_unavailable", detail)
+
+    def models(self, timeout_s: float) -> list[dict[str, Any]]:
+        """What the service reports per served model (GET /v1/models): name, role, status, providers and,
+        once loaded, the model's digest and tokenizer normalizer (what the query cache keys by)."""
+        answer = self._get("/v1/models", timeout_s, "models")
+        return [dict(model) for model in answer.get("models", [])]
 
     def providers(self, timeout_s: float) -> dict[str, list[str]]:
         """Execution providers per served model (CUDAExecutionProvider means a GPU)."""
-        answer = self._get("/v1/models", timeout_s, "rerank")
+        return self._served_providers(timeout_s, "rerank")
+
+    def _served_providers(self, timeout_s: float, component: str) -> dict[str, list[str]]:
+        answer = self._get("/v1/models", timeout_s, component)
         return {m["name"]: list(m.get("providers", [])) for m in answer.get("models", [])}
 
     def _post(self, path: str, body: dict[str, Any], timeout_s: float, component: str) -> Any:
@@ -69,10 +178,11 @@ class InferenceClient:
             raise ComponentError(component, "timeout", f"no answer from {url} in {timeout_s:.3f}s") from exc
         except requests.ConnectionError as exc:
             raise ComponentError(component, "unavailable", f"cannot reach {url}") from exc
-        if response.status_code == 503:
-            raise ComponentError(component, "unavailable", f"{url} answered 503 (overloaded or loading)")
         if response.status_code >= 400:
-            raise ComponentError(component, "error", f"{url} answered {response.status_code}")
+            message = _error_message(response)
+            reason = "unavailable" if response.status_code == 503 else "error"
+            detail = f"{url} answered {response.status_code}: {message}"
+            raise ComponentError(component, reason, detail, response.status_code, message)
         return response.json()
 
     def _session(self) -> requests.Session:
@@ -80,6 +190,14 @@ class InferenceClient:
         if session is None:
             session = self._local.session = requests.Session()
         return session
+
+
+def _error_message(response: requests.Response) -> str:
+    """The message of the service's error body ``{"error": {"message"}}``, else the start of the text."""
+    try:
+        return str(response.json()["error"]["message"])[:500]
+    except (ValueError, KeyError, TypeError):
+        return response.text[:200] or response.reason or "no message"
 
 
 def run_with_deadline(

@@ -18,6 +18,7 @@ from typing import Any
 from control_plane.config.settings import Settings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import (
+    BM25_FIELD_BOOSTS,
     COMPONENT_ORDER,
     DENSE_FIELD,
     SPARSE_FIELD,
@@ -29,6 +30,7 @@ from control_plane.query.components import (
 )
 from control_plane.resources.catalog import render_params, with_rerank, with_score_explanation
 from control_plane.resources.render import render
+from control_plane.search.facet_boost import facets_only_filter
 from control_plane.search.spec import Filters, SearchSpec
 
 PIPELINE_FILES = {"weighted": "hybrid-minmax.json", "rrf": "hybrid-rrf.json"}
@@ -98,15 +100,17 @@ def component_clauses(
     depth: int,
     knn_filter: dict[str, Any] | None = None,
     ef_search: int | None = None,
+    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
 ) -> dict[str, dict[str, Any]]:
     """Each component's clause, named after the component so OpenSearch reports its score per hit
     (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
     (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
-    hybrid query OpenSearch 3.6 drops a `_name` set on the knn query."""
+    hybrid query OpenSearch 3.6 drops a `_name` set on the knn query. ``bm25_fields``: the BM25 field
+    weights (facet_json raised for a clinical intent, control_plane/search/facet_boost.py)."""
     clauses: dict[str, dict[str, Any]] = {}
     for name in components:
         if name == "bm25":
-            clause = bm25_clause(text)
+            clause = bm25_clause(text, bm25_fields)
             clause["multi_match"]["_name"] = "bm25"
         elif name == "splade":
             clause = _sparse_clause(text, encodings)
@@ -135,8 +139,9 @@ def _sparse_clause(text: str, encodings: QueryEncodings) -> dict[str, Any]:
     raise ValueError("the splade component needs query tokens or a doc-only tokenizer model id")
 
 
-def filter_clauses(tenant_id: str, filters: Filters) -> list[dict[str, Any]]:
-    """Tenant first (never optional), then the user's filters; lists match any of their values."""
+def filter_clauses(tenant_id: str, filters: Filters, facets_only: bool = False) -> list[dict[str, Any]]:
+    """Tenant first (never optional), then the user's filters; lists match any of their values.
+    ``facets_only`` (facet granularity): only chunks that carry structured facts."""
     clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}]
     for field_name, values in (
         ("source", filters.source),
@@ -154,6 +159,8 @@ def filter_clauses(tenant_id: str, filters: Filters) -> list[dict[str, Any]]:
         }
         if bounds:
             clauses.append({"range": {"publication_date": bounds}})
+    if facets_only:
+        clauses.append(facets_only_filter())
     return clauses
 
 
@@ -205,15 +212,24 @@ def build_request(
     rerank_top_n: int | None = None,
     profile: bool = False,
     ignore_unavailable: bool = False,
+    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
-    ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error."""
+    ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
+    the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields)."""
     if not components:
         raise ValueError("no component left to search with")
     depth = _depth(spec)
-    filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters)}}
+    facets_only = spec.granularity == "facet"
+    filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters, facets_only=facets_only)}}
     clauses = component_clauses(
-        spec.query, components, encodings, depth, knn_filter=filters, ef_search=settings.index.knn.ef_search
+        spec.query,
+        components,
+        encodings,
+        depth,
+        knn_filter=filters,
+        ef_search=settings.index.knn.ef_search,
+        bm25_fields=bm25_fields,
     )
     queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
     top_n = rerank_top_n or settings.models.rerank_top_n

@@ -3,12 +3,15 @@ and the functions that read them out of an OpenSearch hit."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from control_plane.query.components import COMPONENT_ORDER
+from control_plane.search.facet_types import Facet
+from control_plane.search.facets import parse_facets
 
 
 class Highlight(BaseModel):
@@ -49,6 +52,14 @@ class ChunkResult(BaseModel):
     )
     highlights: list[Highlight] = Field(default_factory=list)
     merged_from: list[str] = Field(default_factory=list, description="chunk ids merged into this one")
+    facets: Facet | None = Field(
+        None,
+        description="facet granularity: the chunk's structured facts (facet_json) parsed, by kind; null "
+        "at other granularities or when facet_error says why they could not be read",
+    )
+    facet_error: str | None = Field(
+        None, description="facet granularity: why the stored facts could not be parsed (facets is null)"
+    )
 
 
 class DocumentResult(BaseModel):
@@ -111,6 +122,22 @@ class ShardCounts(BaseModel):
         return cls(**{key: int(shards.get(key, 0)) for key in ("total", "successful", "skipped", "failed")})
 
 
+CacheStatus = Literal["hit", "miss", "bypass", "off"]
+
+
+class CacheInfo(BaseModel):
+    """Whether the answer came from the API's query cache (settings ``search.cache``). ``bypass``: the
+    cache is on but could not be keyed (the model's digest or the index state unknown)."""
+
+    response: CacheStatus = Field("off", description="the whole answer served from the response cache")
+    encodings: dict[str, CacheStatus] = Field(
+        default_factory=dict, description="per component the API encodes (dense, splade): cached or encoded"
+    )
+    state_ms: float | None = Field(
+        None, description="reading the index state the response cache is keyed by (with the cache on)"
+    )
+
+
 class FusionInfo(BaseModel):
     method: str
     weights: dict[str, float] | None = None
@@ -129,12 +156,18 @@ class SearchMetadata(BaseModel):
     reranker_error: str | None = None
     intents: list[IntentInfo] = Field(default_factory=list)
     boosts: list[BoostInfo] = Field(default_factory=list)
+    facet_boost: float | None = Field(
+        None,
+        description="the factor facet_json's BM25 weight was multiplied by (a clinical intent, boosts on; "
+        "search.facets.intent_boost); null: not raised",
+    )
     total_candidates: int
     shards: ShardCounts = Field(default_factory=ShardCounts)
     partial: bool = Field(False, description="some shards did not answer: results may be missing hits")
     from_: int = Field(alias="from")
     size: int
     timings: Timings
+    cache: CacheInfo = Field(default_factory=CacheInfo)
 
     model_config = {"populate_by_name": True}
 
@@ -184,8 +217,12 @@ def _fusion_details(explanation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         node = details[0]
 
 
-def chunk_result(hit: Mapping[str, Any], reranked: bool, components: Sequence[str]) -> ChunkResult:
+def chunk_result(
+    hit: Mapping[str, Any], reranked: bool, components: Sequence[str], facets: bool = False
+) -> ChunkResult:
+    """The hit as a result; ``facets`` (facet granularity): with its facet_json parsed."""
     source: Mapping[str, Any] = hit.get("_source") or {}
+    parsed = parse_facets(_facet_text(source.get("facet_json")), source.get("section")) if facets else None
     return ChunkResult(
         chunk_id=str(source.get("chunk_id", hit.get("_id"))),
         doc_id=str(source.get("doc_id", "")),
@@ -204,7 +241,16 @@ def chunk_result(hit: Mapping[str, Any], reranked: bool, components: Sequence[st
         score=float(hit.get("_score") or 0.0),
         component_scores=component_scores(hit, reranked),
         normalized_scores=normalized_scores(hit, components),
+        facets=parsed.facets if parsed else None,
+        facet_error=parsed.error if parsed else None,
     )
+
+
+def _facet_text(value: Any) -> str | None:
+    """facet_json as stored: a JSON string (an object stored unquoted is read as itself)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value)
 
 
 def _float(value: Any) -> float | None:

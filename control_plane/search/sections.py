@@ -18,10 +18,15 @@ SECTIONS_PER_DOCUMENT: Final = 60
 
 
 def section_query(
-    tenant_id: str, filters: Filters, doc_ids: Sequence[str], boosts: Sequence[Boost]
+    tenant_id: str,
+    filters: Filters,
+    doc_ids: Sequence[str],
+    boosts: Sequence[Boost],
+    facets_only: bool = False,
 ) -> dict[str, Any]:
     """A filter-only search body: chunks of ``doc_ids`` that match any boost and are not near-empty
-    stubs, in a stable order, room for ``SECTIONS_PER_DOCUMENT`` of each record."""
+    stubs, in a stable order, room for ``SECTIONS_PER_DOCUMENT`` of each record. ``facets_only``
+    (facet granularity): only chunks with structured facts, as the search it follows."""
     if not doc_ids or not boosts:
         raise ValueError("a section query needs documents and boosts")
     return {
@@ -29,7 +34,10 @@ def section_query(
         "_source": {"excludes": EXCLUDED_SOURCE},
         "query": {
             "bool": {
-                "filter": [*filter_clauses(tenant_id, filters), {"terms": {"doc_id": list(doc_ids)}}],
+                "filter": [
+                    *filter_clauses(tenant_id, filters, facets_only=facets_only),
+                    {"terms": {"doc_id": list(doc_ids)}},
+                ],
                 "should": [boost_filter(b) for b in boosts],
                 "minimum_should_match": 1,
                 "must_not": [{"term": {"near_empty": True}}],
@@ -48,14 +56,17 @@ def fetch_sections(
     boosts: Sequence[Boost],
     timeout_s: float,
     ignore_unavailable: bool = False,
+    facets_only: bool = False,
 ) -> list[ChunkResult]:
     """The routed sections of these records as results with score 0 (no component scored them);
-    [] for no record. ``ignore_unavailable``: as the search it follows (a missing index is skipped)."""
+    [] for no record. ``ignore_unavailable``: as the search it follows (a missing index is skipped).
+    ``facets_only`` (facet granularity): only chunks with structured facts, returned with them parsed."""
     if not doc_ids:
         return []
-    body = section_query(tenant_id, filters, doc_ids, boosts)
+    body = section_query(tenant_id, filters, doc_ids, boosts, facets_only=facets_only)
     params: dict[str, Any] = {"request_timeout": timeout_s}
     if ignore_unavailable:
         params["ignore_unavailable"] = "true"
     answer = client.search(index=index, body=body, params=params)
-    return [chunk_result({**hit, "_score": 0.0}, False, ()) for hit in answer["hits"]["hits"]]
+    hits = answer["hits"]["hits"]
+    return [chunk_result({**hit, "_score": 0.0}, False, (), facets=facets_only) for hit in hits]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from opensearchpy import OpenSearch
@@ -32,13 +33,19 @@ from control_plane.search.degradation import (
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
+from control_plane.search.facet_boost import facet_boost_factor
 from control_plane.search.intents import Boost, DetectedIntent
 from control_plane.search.model_ids import DeployedModelIds, ModelIds
 from control_plane.search.postprocess import shape_results, source_side_fields
+from control_plane.search.query_cache.caches import Encoding, QueryCaches
+from control_plane.search.query_cache.lookup import ResponseLookup, answer_models, lookup_response
+from control_plane.search.query_cache.responses import cacheable, served_from_cache
 from control_plane.search.query_types import classify_query
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
 from control_plane.search.results import (
     BoostInfo,
+    CacheInfo,
+    CacheStatus,
     ChunkResult,
     FusionInfo,
     IntentInfo,
@@ -105,6 +112,7 @@ class SearchPlan:
     rerank_model_id: str | None = None
     encode_ms: Mapping[str, float] = field(default_factory=dict)
     encode_wall_ms: float = 0.0
+    encoding_cache: Mapping[str, CacheStatus] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -131,11 +139,11 @@ class SearchService:
     ) -> None:
         self.client = client
         self.settings = settings
-        self.inference = inference or InferenceClient(
-            settings.models.service_url, settings.models.dense, settings.models.sparse
-        )
+        self.inference = inference or InferenceClient.from_settings(settings)
         self.model_ids = model_ids or DeployedModelIds(client, settings)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="encode")
+        models_timeout_s = settings.search.component_timeout_ms / 1000
+        self.caches = QueryCaches(settings.search.cache, lambda: self.inference.models(models_timeout_s))
 
     # -- planning -----------------------------------------------------------------------------------
 
@@ -155,7 +163,7 @@ class SearchService:
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
         encode_started = time.perf_counter()
-        encodings, components, errors, encode_ms = self._encode(spec)
+        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec)
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
@@ -180,6 +188,7 @@ class SearchService:
             rerank_model_id=rerank.model_id,
             encode_ms=encode_ms,
             encode_wall_ms=encode_wall_ms,
+            encoding_cache=encoding_cache,
         )
 
     def _request(
@@ -205,56 +214,79 @@ class SearchService:
             rerank_top_n=intents.spec.rerank_top_n,
             profile=intents.spec.profile,
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
+            bm25_fields=intents.bm25_fields,
         )
 
-    def _encode(self, spec: SearchSpec) -> tuple[QueryEncodings, list[str], list[str], dict[str, float]]:
+    def _encode(
+        self, spec: SearchSpec
+    ) -> tuple[QueryEncodings, list[str], list[str], dict[str, float], dict[str, CacheStatus]]:
+        """Encode the query for splade and dense, each from the encoding cache when it holds it."""
         timeout_s = self.settings.search.component_timeout_ms / 1000
-        calls: dict[str, Any] = {}
         doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
         doc_only_id = self.model_ids.current().get("sparse_query") if doc_only else None
+        encoders: dict[str, tuple[str, Callable[[str, float], Encoding]]] = {}
         if "dense" in spec.components:
-            calls["dense"] = _timed(lambda: self.inference.dense(spec.query, timeout_s))
+            encoders["dense"] = (self.inference.dense_model, self.inference.dense)
         if "splade" in spec.components and not doc_only:
-            calls["splade"] = _timed(lambda: self.inference.sparse(spec.query, timeout_s))
+            encoders["splade"] = (self.inference.sparse_model, self.inference.sparse)
+        lookups = {
+            name: self.caches.encoding(name, model, spec.query) for name, (model, _) in encoders.items()
+        }
+        calls: dict[str, Callable[[], Any]] = {
+            name: _timed(partial(encode, spec.query, timeout_s))
+            for name, (_, encode) in encoders.items()
+            if lookups[name].value is None
+        }
         results, failures = run_with_deadline(self._pool, calls, timeout_s)
+        encoded: dict[str, Encoding] = {name: value for name, (value, _) in results.items()}
+        for name, value in encoded.items():
+            self.caches.keep_encoding(lookups[name], value)
+        cached = {name: lookup.value for name, lookup in lookups.items() if lookup.value is not None}
+        vectors = {**cached, **encoded}
         errors = [failure.code for failure in failures]
         for failure in failures:
             log.warning("component dropped", extra={"component": failure.component, "reason": failure.detail})
         if doc_only and not doc_only_id:
             errors.append("splade_unavailable")
-        usable = usable_components(spec.components, results, doc_only_sparse_id=doc_only_id)
+        usable = usable_components(spec.components, vectors, doc_only_sparse_id=doc_only_id)
+        dense, sparse = vectors.get("dense"), vectors.get("splade")
         encodings = QueryEncodings(
-            dense_vector=results["dense"][0] if "dense" in results else None,
-            sparse_tokens=results["splade"][0] if "splade" in results else None,
+            dense_vector=dense if isinstance(dense, list) else None,
+            sparse_tokens=sparse if isinstance(sparse, dict) else None,
             sparse_model_id=doc_only_id,
         )
         encode_ms = {name: round(value[1] * 1000, 2) for name, value in results.items()}
-        return encodings, usable, errors, encode_ms
+        return encodings, usable, errors, encode_ms, {name: lookup.status for name, lookup in lookups.items()}
 
     def _rerank_choice(self, spec: SearchSpec) -> RerankChoice:
         model_id = self.model_ids.current().get("rerank") if spec.rerank else None
         providers: list[str] | None = None
-        if spec.rerank and model_id is not None and self.settings.search.rerank_requires_gpu:
+        requires_gpu = self.settings.search.rerank_requires_gpu or "rerank" in self.settings.models.gpu_bound
+        if spec.rerank and model_id is not None and requires_gpu:
             try:
                 served = self.inference.providers(self.settings.search.component_timeout_ms / 1000)
                 providers = served.get(self.settings.models.rerank, [])
             except ComponentError:
                 providers = None
-        return rerank_choice(
-            spec.rerank, model_id, requires_gpu=self.settings.search.rerank_requires_gpu, providers=providers
-        )
+        return rerank_choice(spec.rerank, model_id, requires_gpu=requires_gpu, providers=providers)
 
     # -- execution ----------------------------------------------------------------------------------
 
     def search(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchResponse:
         started = time.perf_counter()
+        cache = self._cached_response(spec, tenant_id, index)
+        if cache.answer is not None:
+            return served_from_cache(
+                cache.answer, cache.info, round((time.perf_counter() - started) * 1000, 2)
+            )
         plan = self.plan(spec, tenant_id, index)
         spec = plan.spec
         execution = self._execute(plan)
         response, reranked = execution.response, execution.reranked
         shaping = time.perf_counter()
         hits = response["hits"]["hits"]
-        chunks = [chunk_result(hit, reranked, list(plan.components)) for hit in hits]
+        facets = spec.granularity == "facet"
+        chunks = [chunk_result(hit, reranked, list(plan.components), facets=facets) for hit in hits]
         if spec.fusion_method == "rrf" and not reranked:
             chunks = _rrf_ties_by_bm25(chunks)
         route_errors: list[str] = []
@@ -279,6 +311,7 @@ class SearchService:
             reranker_error=execution.reranker_error,
             intents=[intent_info(i) for i in plan.intents.intents],
             boosts=[boost_info(b) for b in plan.intents.boosts],
+            facet_boost=facet_boost_factor(plan.intents.bm25_fields),
             total_candidates=len(hits),
             shards=shards,
             partial=shards.partial,
@@ -289,12 +322,32 @@ class SearchService:
                 encode_ms=dict(plan.encode_ms),
                 encode_wall_ms=plan.encode_wall_ms,
                 opensearch_ms=float(response.get("took", 0)),
-                opensearch_round_trip_ms=round(execution.round_trip_ms + route_ms, 2),
+                opensearch_round_trip_ms=round(
+                    execution.round_trip_ms + route_ms + (cache.info.state_ms or 0), 2
+                ),
                 postprocess_ms=postprocess_ms,
                 components_ms=_profile_ms(response, plan.components) if spec.profile else None,
             ),
+            cache=cache.info.model_copy(update={"encodings": dict(plan.encoding_cache)}),
         )
-        return SearchResponse(results=results, metadata=metadata)
+        answer = SearchResponse(results=results, metadata=metadata)
+        if cache.key is not None and cacheable(answer, spec):
+            self.caches.keep_response(cache.key, answer)
+        return answer
+
+    def _cached_response(self, spec: SearchSpec, tenant_id: str, index: str | None) -> ResponseLookup:
+        """The response cache's lookup (``search.cache.response``; ``info.response`` is off when off)."""
+        if self.caches.responses is None:
+            return ResponseLookup(CacheInfo())
+        resolved = self.resolve(spec)
+        models = answer_models(
+            resolved, self.settings, self.inference.dense_model, self.inference.sparse_model
+        )
+        timeout_s = self.settings.search.opensearch_timeout_ms / 1000
+        resolved_index = search_index(self.settings, tenant_id, index)
+        return lookup_response(
+            self.caches, self.client, self.model_ids, resolved, tenant_id, resolved_index, models, timeout_s
+        )
 
     def _execute(self, plan: SearchPlan) -> Execution:
         """Send the planned request; if a rerank fails or overruns, send it again without rerank."""
@@ -341,6 +394,7 @@ class SearchService:
                     plan.intents.boosts,
                     self.settings.search.opensearch_timeout_ms / 1000,
                     ignore_unavailable=searches_tenant_pattern(self.settings, plan.tenant_id, plan.index),
+                    facets_only=plan.intents.spec.granularity == "facet",
                 )
             except (ConnectionTimeout, TransportError) as exc:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})

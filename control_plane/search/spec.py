@@ -12,7 +12,7 @@ from control_plane.query.components import COMPONENT_ORDER
 
 Component = Literal["bm25", "splade", "dense"]
 FusionMethod = Literal["rrf", "weighted"]
-Granularity = Literal["chunk", "document"]
+Granularity = Literal["chunk", "document", "facet"]
 WEIGHT_TOLERANCE = 0.01
 # The window check's depth when a spec leaves it to configuration (checked again once resolved).
 DEFAULT_CANDIDATE_DEPTH = 100
@@ -68,7 +68,11 @@ class SearchSpec(BaseModel):
     candidate_depth: int | None = Field(
         None, ge=1, le=1000, description="hits per component before fusion (default: search.candidate_depth)"
     )
-    granularity: Granularity = "chunk"
+    granularity: Granularity = Field(
+        "chunk",
+        description="chunk: ranked chunks; document: each document once with its best chunks; facet: only "
+        "chunks that carry structured facts (facet_json), each with its facts parsed into `facets`",
+    )
     explain: bool = Field(False, description="normalised per-component scores from OpenSearch's explanation")
     profile: bool = Field(False, description="per-component timings from OpenSearch's profiler")
     highlight: bool = True

@@ -67,14 +67,19 @@ def test_stopping_the_inference_service_degrades_to_bm25_then_recovers(stack: Ap
     assert status == 200 and before["metadata"]["component_errors"] == [] and before["metadata"]["reranked"]
     stack.stop_service()
     try:
-        status, during = _post(api, body)
+        # A text encoded before the stop is still encoded (the API's encoding cache); a new one is not.
+        status, cached = _post(api, {**body, "rerank": False})
+        assert status == 200 and cached["metadata"]["component_errors"] == []
+        assert cached["metadata"]["cache"]["encodings"] == {"dense": "hit", "splade": "hit"}
+        unseen = {**body, "query": "serious adverse events while the models are down"}
+        status, during = _post(api, unseen)
         assert status == 200
         meta = during["metadata"]
         assert sorted(meta["component_errors"]) == ["dense_unavailable", "splade_unavailable"]
         assert meta["components_used"] == ["bm25"]
         assert meta["reranked"] is False and meta["reranker_error"] == "unavailable"
         assert during["results"]
-        status, nothing = _post(api, {"query": "serious adverse events", "components": ["dense", "splade"]})
+        status, nothing = _post(api, {"query": unseen["query"], "components": ["dense", "splade"]})
         assert status == 503
         assert "dense_unavailable" in nothing["error"]["details"]
         metrics = api.get("/metrics").get_data(as_text=True)

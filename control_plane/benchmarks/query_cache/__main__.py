@@ -1,0 +1,3 @@
+from control_plane.benchmarks.query_cache.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""The fault switch: make the next N model calls fail, so resilience is tested against the real service.
+
+Enabled only when the service starts with ``--fault-injection`` or ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``;
+otherwise ``/admin/faults`` answers 404, so a production service cannot be faulted by accident.
+
+* ``POST /admin/faults`` ``{"fail_next": N, "status": 503, "message": "CUDA out of memory",
+  "endpoints"?: ["embeddings", "sparse", "rerank"]}``: the next N calls on those endpoints (default all
+  three), for a served model, answer ``status`` with ``message`` in the usual error body without running
+  the model. They are counted in ``biohybrid_inference_requests_total`` like any other answer (status
+  label) and in ``biohybrid_inference_injected_faults_total``.
+* ``GET /admin/faults``: what is armed. ``DELETE /admin/faults``: disarm.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from flask import Flask, Response, jsonify, request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+ENV_VAR: Final = "BIOHYBRID_INFERENCE_FAULT_INJECTION"
+ENDPOINTS: Final = ("embeddings", "sparse", "rerank")
+
+
+class FaultRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fail_next: int = Field(ge=0, le=1_000_000)
+    status: int = Field(503, ge=400, le=599)
+    message: str = Field("injected fault", min_length=1, max_length=2000)
+    endpoints: tuple[str, ...] = Field(ENDPOINTS, min_length=1)
+
+    @field_validator("endpoints")
+    @classmethod
+    def _known(cls, endpoints: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(endpoints) - set(ENDPOINTS))
+        if unknown:
+            raise ValueError(f"unknown endpoints {unknown}: use any of {list(ENDPOINTS)}")
+        return endpoints
+
+
+@dataclass(frozen=True)
+class Fault:
+    status: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Armed:
+    remaining: int
+    status: int
+    message: str
+    endpoints: tuple[str, ...]
+
+
+class FaultInjector:
+    """What is armed; thread-safe (request threads take faults concurrently)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._armed: Armed | None = None
+
+    def arm(self, wanted: FaultRequest) -> Armed:
+        with self._lock:
+            self._armed = Armed(wanted.fail_next, wanted.status, wanted.message, wanted.endpoints)
+            return self._armed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._armed = None
+
+    def armed(self) -> Armed | None:
+        with self._lock:
+            return self._armed
+
+    def take(self, endpoint: str) -> Fault | None:
+        """The fault this call on ``endpoint`` must answer, if one is armed for it (one is used up)."""
+        with self._lock:
+            armed = self._armed
+            if armed is None or armed.remaining <= 0 or endpoint not in armed.endpoints:
+                return None
+            self._armed = Armed(armed.remaining - 1, armed.status, armed.message, armed.endpoints)
+            return Fault(armed.status, armed.message)
+
+
+def register_fault_routes(app: Flask, injector: FaultInjector | None) -> None:
+    """``/admin/faults`` on ``app``: 404 with how to enable it when ``injector`` is None (switch off)."""
+
+    def answer(payload: Any, status: int = 200) -> Response:
+        response = jsonify(payload)
+        response.status_code = status
+        return response
+
+    def off() -> Response:
+        message = f"fault injection is off (start the service with --fault-injection or {ENV_VAR}=1)"
+        return answer({"error": {"status": 404, "message": message}}, 404)
+
+    def state(current: FaultInjector) -> Response:
+        armed = current.armed()
+        return answer({"armed": asdict(armed) if armed is not None and armed.remaining > 0 else None})
+
+    @app.route("/admin/faults", methods=["GET", "POST", "DELETE"])
+    def faults() -> Response:
+        if injector is None:
+            return off()
+        if request.method == "POST":
+            try:
+                injector.arm(FaultRequest.model_validate(request.get_json(force=True, silent=True)))
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+                )
+                return answer({"error": {"status": 400, "message": f"bad fault request: {problems}"}}, 400)
+        elif request.method == "DELETE":
+            injector.clear()
+        return state(injector)

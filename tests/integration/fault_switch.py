@@ -1,0 +1,79 @@
+"""The real inference service with its fault switch on (control_plane/inference/faults.py), and helpers
+to arm it and to read what reached it, for tests of what callers do when model calls fail."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from integration.service import free_port
+from prometheus_client.parser import text_string_to_metric_families
+
+from control_plane.inference.faults import ENV_VAR
+from control_plane.inference.process import start_service, stop_service
+
+
+@contextmanager
+def faulty_service(timeout_s: float = 120.0) -> Iterator[str]:
+    """A fresh service process on a free port, started with ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``."""
+    with tempfile.TemporaryDirectory() as state, pytest.MonkeyPatch.context() as env:
+        env.setenv(ENV_VAR, "1")
+        url, _ = start_service(free_port(), state_dir=Path(state), timeout_s=timeout_s)
+        env.undo()  # only the child needed it
+        try:
+            yield url
+        finally:
+            stop_service(Path(state))
+
+
+def call(url: str, method: str, body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, headers={"Content-Type": "application/json"}, method=method
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def arm(
+    url: str,
+    fail_next: int,
+    *,
+    status: int = 503,
+    message: str = "CUDA out of memory",
+    endpoints: Sequence[str] = ("embeddings", "sparse", "rerank"),
+) -> None:
+    body = {"fail_next": fail_next, "status": status, "message": message, "endpoints": list(endpoints)}
+    code, answer = call(f"{url}/admin/faults", "POST", body)
+    assert code == 200, answer
+
+
+def disarm(url: str) -> None:
+    code, answer = call(f"{url}/admin/faults", "DELETE")
+    assert code == 200 and answer == {"armed": None}, answer
+
+
+def requests_reached(url: str, endpoint: str, model: str) -> dict[str, int]:
+    """``{status: count}`` of the requests the service answered on ``endpoint`` for ``model`` (its own
+    biohybrid_inference_requests_total counter)."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    counts: dict[str, int] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "biohybrid_inference_requests":
+            continue
+        for sample in family.samples:
+            labels = sample.labels
+            if sample.name.endswith("_total") and labels["endpoint"] == endpoint and labels["model"] == model:
+                counts[labels["status"]] = int(sample.value)
+    return counts

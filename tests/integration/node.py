@@ -9,7 +9,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import yaml
@@ -21,18 +21,32 @@ LOG_FILE = REPO_ROOT / ".local" / "opensearch" / "logs" / "biohybrid-local.log"
 # Written when an xdist worker provisioned the node: the controller stops it after both workers end.
 STARTED_BY_A_WORKER = REPO_ROOT / ".local" / "tests-started-the-node"
 LOCK_FILE = REPO_ROOT / ".local" / "tests-node.lock"
+DEMO_ENCODING_LOCK = REPO_ROOT / ".local" / "tests-demo-encoding.lock"
 
 
 @contextmanager
-def node_lock() -> Iterator[None]:
-    """Held while a test session checks for the node and provisions it (two xdist workers, one node)."""
-    LOCK_FILE.parent.mkdir(parents=True, exist_ok=True)
-    with LOCK_FILE.open("w") as handle:
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock shared by the test processes of this checkout (the two xdist workers)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def node_lock() -> AbstractContextManager[None]:
+    """Held while a test session checks for the node and provisions it (two xdist workers, one node)."""
+    return _file_lock(LOCK_FILE)
+
+
+def demo_encoding_lock() -> AbstractContextManager[None]:
+    """Held while a fixture ingests the demo sources (PMC + ClinicalTrials.gov, section chunks). The API
+    stack and the cluster reference ingest the same chunks in the two halves; under the lock the second
+    reads every encoding from the shared cache (.local/encodings) instead of encoding them again at the
+    same time on the same two cores."""
+    return _file_lock(DEMO_ENCODING_LOCK)
 
 
 def pinned_version() -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret
 from integration.names import session_index
+from integration.node import demo_encoding_lock
 from integration.service import free_port
 from opensearchpy import OpenSearch
 
@@ -45,10 +46,12 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"keys": keys})})
         ids = {m.role: m.model_id for m in register_models(client, settings)}
         apply_resources(client, settings, load_resources(settings, ids))
-        docs = {
-            "tenant-a": ingest_for_tenant(
+        with demo_encoding_lock():
+            demo = ingest_for_tenant(
                 client, settings, [str(root / "clinicaltrials"), str(root / "pmc")], f"{prefix}-a", "tenant-a"
-            ),
+            )
+        docs = {
+            "tenant-a": demo,
             "tenant-b": ingest_for_tenant(
                 client, settings, ["nfcorpus"], f"{prefix}-b", "tenant-b", limit=40
             ),

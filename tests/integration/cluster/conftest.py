@@ -11,7 +11,7 @@ import pytest
 from integration.cluster.nodes import CONFIG_FILE, provision, wait_for_green
 from integration.cluster.reference import Cluster, ingest_demo, stored_chunks
 from integration.names import session_index
-from integration.node import cluster_name_at
+from integration.node import cluster_name_at, demo_encoding_lock
 
 from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources
@@ -37,7 +37,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     apply_resources(client, settings, load_resources(settings, ids))
     reference_index = session_index("cluster-reference")
     dead_letter = DeadLetterFile(tmp_path_factory.mktemp("reference") / "dead-letter.jsonl")
-    summary = ingest_demo(client, settings, reference_index, dead_letter)
+    with demo_encoding_lock():
+        summary = ingest_demo(client, settings, reference_index, dead_letter)
     assert summary.index_failures == 0
     client.indices.refresh(index=reference_index)
     try:

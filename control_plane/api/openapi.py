@@ -89,6 +89,26 @@ def openapi_document() -> dict[str, Any]:
             "in": "query",
             "schema": {"type": "string", "enum": list(get_args(Granularity))},
         },
+        {
+            "name": "$filter",
+            "in": "query",
+            "schema": {"type": "string", "maxLength": 2000},
+            "description": "OData filter over source, doc_type, section, intent, publication_date: eq ne gt "
+            "ge lt le (gt..le on publication_date), in (...), and, or, not, parentheses; strings quoted "
+            "'like this', dates unquoted YYYY-MM-DD. ANDed with the key's tenant. A malformed expression "
+            "is a 400 naming its position and token",
+            "example": "source eq 'ctgov' and publication_date ge 2020-01-01",
+        },
+        {
+            "name": "$orderby",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "score or publication_date, each asc (the OData default) or desc, comma-"
+            "separated; orders the fused candidates before paging (undated chunks last)",
+            "example": "publication_date desc",
+        },
+        {"name": "$top", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200}},
+        {"name": "$skip", "in": "query", "schema": {"type": "integer", "minimum": 0}},
     ]
     security: list[dict[str, list[str]]] = [{"bearer": []}, {"apiKey": []}]
     return {

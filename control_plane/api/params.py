@@ -16,6 +16,13 @@ _FILTER_LISTS = ("source", "section", "intent", "doc_type")
 _BOOL_PARAMS = ("rerank", "boosts", "explain", "profile", "highlight", "merge_neighbours")
 _INT_PARAMS = ("size", "from", "rank_constant", "rerank_top_n", "candidate_depth")
 _PASS_THROUGH = ("fusion_method", "granularity")
+# The OData query options, with the parameters each one stands for (giving both is ambiguous).
+_ODATA: dict[str, tuple[str, ...]] = {
+    "$top": ("size", "k"),
+    "$skip": ("from",),
+    "$filter": (),
+    "$orderby": (),
+}
 
 
 def spec_from_body(body: Any) -> SearchSpec:
@@ -32,9 +39,11 @@ def spec_from_body(body: Any) -> SearchSpec:
 
 def spec_from_query(args: Mapping[str, str]) -> SearchSpec:
     """GET /v1/search?q=...: lists comma-separated, weights as bm25:0.3,splade:0.35,dense:0.35,
-    filters as source=, section=, intent=, doc_type=, date_from=, date_to=."""
+    filters as source=, section=, intent=, doc_type=, date_from=, date_to=, and the OData options $filter,
+    $orderby, $top (= size) and $skip (= from)."""
     known = {
         "q",
+        *_ODATA,
         "k",
         "weights",
         "date_from",
@@ -70,9 +79,27 @@ def spec_from_query(args: Mapping[str, str]) -> SearchSpec:
     filters: dict[str, Any] = {name: _list(args[name]) for name in _FILTER_LISTS if name in args}
     if "date_from" in args or "date_to" in args:
         filters["publication_date"] = {"gte": args.get("date_from"), "lte": args.get("date_to")}
+    _odata_options(args, data, filters)
     if filters:
         data["filters"] = filters
     return SearchSpec.model_validate(data)
+
+
+def _odata_options(args: Mapping[str, str], data: dict[str, Any], filters: dict[str, Any]) -> None:
+    """$top, $skip, $filter and $orderby into ``data`` / ``filters`` (the grammar runs when the spec is
+    validated: a bad expression is a 400 naming its position and token)."""
+    for option, same in _ODATA.items():
+        clash = [name for name in same if name in args]
+        if option in args and clash:
+            raise BadRequestError(f"give either {option!r} or {clash[0]!r}, not both (they are the same)")
+    if "$top" in args:
+        data["size"] = _int("$top", args["$top"])
+    if "$skip" in args:
+        data["from"] = _int("$skip", args["$skip"])
+    if "$filter" in args:
+        filters["expression"] = args["$filter"]
+    if "$orderby" in args:
+        data["order_by"] = args["$orderby"]
 
 
 def retrieve_spec(body: Any) -> SearchSpec:

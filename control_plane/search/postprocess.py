@@ -1,5 +1,5 @@
-"""After OpenSearch answers: neighbour merging, document aggregation, highlight offsets, and the page
-cut from the fused list (so pages concatenate to the unpaginated ranking)."""
+"""After OpenSearch answers: neighbour merging, the requested order (ordering.py), document aggregation,
+highlight offsets, and the page cut from the fused list (so pages concatenate to the unpaginated ranking)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from control_plane.search.documents import aggregate_by_document
 from control_plane.search.highlights import highlight_spans
 from control_plane.search.neighbours import ChunkHit, merge_neighbours
+from control_plane.search.ordering import ordered_chunks
 from control_plane.search.results import ChunkResult, DocumentResult, Highlight
 from control_plane.search.spec import SearchSpec
 
@@ -22,6 +23,8 @@ def shape_results(
     ordered = list(chunks)
     if spec.merge_neighbours:
         ordered = _merged(ordered, embeddings or {}, token_counts or {})
+    if spec.order_by:
+        ordered = ordered_chunks(ordered, spec.order_by)
     page = slice(spec.from_, spec.from_ + spec.size)
     if spec.granularity == "document":
         documents = _documents(ordered)[page]

@@ -31,6 +31,8 @@ from control_plane.query.components import (
 from control_plane.resources.catalog import render_params, with_rerank, with_score_explanation
 from control_plane.resources.render import render
 from control_plane.search.facet_boost import facets_only_filter
+from control_plane.search.odata.clauses import filter_clause
+from control_plane.search.odata.syntax import parse_filter
 from control_plane.search.spec import Filters, SearchSpec
 
 PIPELINE_FILES = {"weighted": "hybrid-minmax.json", "rrf": "hybrid-rrf.json"}
@@ -159,6 +161,8 @@ def filter_clauses(tenant_id: str, filters: Filters, facets_only: bool = False) 
         }
         if bounds:
             clauses.append({"range": {"publication_date": bounds}})
+    if filters.expression is not None:
+        clauses.append(filter_clause(parse_filter(filters.expression)))
     if facets_only:
         clauses.append(facets_only_filter())
     return clauses

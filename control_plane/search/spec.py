@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from control_plane.query.components import COMPONENT_ORDER
+from control_plane.search.odata.expression import SortKey
+from control_plane.search.odata.syntax import parse_filter, parse_orderby
 
 Component = Literal["bm25", "splade", "dense"]
 FusionMethod = Literal["rrf", "weighted"]
@@ -41,6 +43,19 @@ class Filters(BaseModel):
     section: list[str] = Field(default_factory=list, description="section kinds, e.g. eligibility")
     intent: list[str] = Field(default_factory=list, description="chunk intent_hint values, e.g. ae")
     doc_type: list[str] = Field(default_factory=list)
+    expression: str | None = Field(
+        None,
+        description="an OData $filter expression over source, doc_type, section, intent and "
+        "publication_date (eq ne gt ge lt le, in, and or not, parentheses), ANDed with the lists above "
+        "and the tenant",
+    )
+
+    @field_validator("expression")
+    @classmethod
+    def _parses(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_filter(value)  # an ODataError (a ValueError) names the position and the token
+        return value
 
 
 class SearchSpec(BaseModel):
@@ -77,6 +92,17 @@ class SearchSpec(BaseModel):
     profile: bool = Field(False, description="per-component timings from OpenSearch's profiler")
     highlight: bool = True
     merge_neighbours: bool = False
+    order_by: tuple[SortKey, ...] = Field(
+        (),
+        description="the page's order: empty for relevance; else keys such as publication_date desc (an "
+        "OData $orderby string or a list of {field, direction}), applied to the fused candidates "
+        "before paging",
+    )
+
+    @field_validator("order_by", mode="before")
+    @classmethod
+    def _orderby_text(cls, value: object) -> object:
+        return parse_orderby(value) if isinstance(value, str) else value
 
     @field_validator("components")
     @classmethod

@@ -8,6 +8,7 @@ import sys
 from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, EXIT_MODEL, Subcommands
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
+from control_plane.ingestion.chunking import STRATEGIES
 from control_plane.mlcommons.registry import deployed_model_ids
 
 
@@ -29,8 +30,8 @@ def add_parsers(commands: Subcommands) -> None:
     ingest.add_argument(
         "--strategy",
         default="sentence",
-        choices=["section", "paragraph", "sentence", "sliding_window"],
-        help="chunking",
+        choices=list(STRATEGIES),
+        help="chunking strategy (haystack-*: Haystack's DocumentSplitter per section; the haystack extra)",
     )
     ingest.add_argument(
         "--token-budget", type=int, default=254, help="max tokens per chunk (dense tokenizer)"

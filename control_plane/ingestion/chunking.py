@@ -10,7 +10,9 @@ section, kind and intent:
 * ``sentence`` -- whole sentences greedily packed up to the token budget, so chunks fill the budget
   (a section under budget is still one chunk, as with ``section``);
 * ``sliding_window`` -- windows of ``token_budget`` tokens, consecutive windows sharing ``overlap_pct``
-  percent of a window, cut at word boundaries.
+  percent of a window, cut at word boundaries;
+* ``haystack-sentence``, ``haystack-word``, ``haystack-passage`` -- Haystack 2's DocumentSplitter per
+  section (haystack_splitter.py; the `haystack` extra), provenance ``haystack.DocumentSplitter``.
 
 Tables are never split: each is one chunk (caption line + row lines), whatever the budget. A document
 with neither sections nor tables (a title-only citation) yields one chunk for its title.
@@ -30,6 +32,15 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from control_plane.ingestion.documents import Document, Section, Table
+from control_plane.ingestion.haystack_splitter import (
+    CHUNKER as HAYSTACK_CHUNKER,
+)
+from control_plane.ingestion.haystack_splitter import (
+    HAYSTACK_STRATEGIES,
+    haystack_planner,
+    haystack_version,
+    split_settings,
+)
 from control_plane.ingestion.intents import IntentHint, chunk_intent, is_near_empty
 from control_plane.ingestion.spans import (
     SegmentIndex,
@@ -136,7 +147,24 @@ STRATEGIES: Final[Mapping[str, SpanPlanner]] = {
     "paragraph": _plan_paragraph,
     "sentence": _plan_sentence,
     "sliding_window": _plan_sliding_window,
+    **{name: haystack_planner(unit) for name, unit in HAYSTACK_STRATEGIES.items()},
 }
+
+
+def provenance(strategy: str, token_budget: int, overlap_pct: float) -> dict[str, str]:
+    """What made a chunk: this module's chunker, or Haystack's DocumentSplitter with its settings."""
+    unit = HAYSTACK_STRATEGIES.get(strategy)
+    if unit is None:
+        return {"chunker": CHUNKER_NAME, "strategy": strategy, "version": CHUNKER_VERSION}
+    length, overlap = split_settings(unit, token_budget, overlap_pct)
+    return {
+        "chunker": HAYSTACK_CHUNKER,
+        "strategy": strategy,
+        "version": haystack_version(),
+        "split_by": unit,
+        "split_length": str(length),
+        "split_overlap": str(overlap),
+    }
 
 
 def content_hash(fields: Mapping[str, Any]) -> str:
@@ -151,6 +179,7 @@ class _ChunkFactory:
     document: Document
     strategy: str
     tenant_id: str
+    provenance: Mapping[str, str]
 
     def make(
         self,
@@ -190,7 +219,7 @@ class _ChunkFactory:
             facet_json=facet_json,
             table_lines=table.row_lines if table else (),
             table_html=table.html if table else None,
-            provenance={"chunker": CHUNKER_NAME, "strategy": self.strategy, "version": CHUNKER_VERSION},
+            provenance=self.provenance,
             tenant_id=self.tenant_id,
             source=document.source,
             doc_type=document.doc_type,
@@ -219,7 +248,7 @@ def chunk(
     if not 0 <= overlap_pct < 100:
         raise ValueError(f"overlap_pct must be in [0, 100), got {overlap_pct}")
     params = ChunkingParams(token_budget, overlap_pct, counter or minilm_token_counter())
-    factory = _ChunkFactory(document, strategy, tenant_id)
+    factory = _ChunkFactory(document, strategy, tenant_id, provenance(strategy, token_budget, overlap_pct))
     text = document.text
     chunks: list[Chunk] = []
     for section in document.sections:

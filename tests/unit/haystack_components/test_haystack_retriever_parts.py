@@ -1,0 +1,101 @@
+"""The retriever's pure parts: the named plain-text query (hand-written JSON), the Document it builds from
+a result, its validation and its serialised form (no secret in it)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from control_plane.haystack_components.documents import to_document
+from control_plane.haystack_components.ranker import BiohybridRanker
+from control_plane.haystack_components.retriever import BiohybridRetriever, named_text_query
+from control_plane.search.results import ChunkResult, ComponentScores
+
+TENANT = {"term": {"tenant_id": "t"}}
+
+
+def test_the_named_query_filters_every_component() -> None:
+    assert named_text_query("warfarin", 50, [TENANT]) == {
+        "hybrid": {
+            "queries": [
+                {
+                    "multi_match": {
+                        "query": "warfarin",
+                        "fields": [
+                            "text^1",
+                            "title_path^1.4",
+                            "facet_json^1.6",
+                            "table_lines^1.2",
+                            "identifiers^1",
+                        ],
+                        "type": "best_fields",
+                        "_name": "bm25",
+                    }
+                },
+                {"neural_sparse": {"sparse_terms": {"query_text": "warfarin", "_name": "splade"}}},
+                {
+                    "bool": {
+                        "must": [
+                            {
+                                "neural": {
+                                    "embedding": {
+                                        "query_text": "warfarin",
+                                        "k": 50,
+                                        "filter": {"bool": {"filter": [TENANT]}},
+                                    }
+                                }
+                            }
+                        ],
+                        "_name": "dense",
+                    }
+                },
+            ],
+            "pagination_depth": 50,
+            "filter": {"bool": {"filter": [TENANT]}},
+        }
+    }
+
+
+def test_without_filters_no_filter_is_sent() -> None:
+    hybrid = named_text_query("x", 10, [])["hybrid"]
+    assert (
+        "filter" not in hybrid
+        and "filter" not in hybrid["queries"][2]["bool"]["must"][0]["neural"]["embedding"]
+    )
+
+
+def test_a_result_becomes_a_document_with_offsets_and_component_scores() -> None:
+    result = ChunkResult(
+        chunk_id="d:chunk:2",
+        doc_id="d",
+        text="abc",
+        score=0.5,
+        start=10,
+        end=13,
+        source="pmc",
+        component_scores=ComponentScores(bm25=1.5, dense=0.7),
+    )
+    document = to_document(result)
+    assert (document.id, document.content, document.score) == ("d:chunk:2", "abc", 0.5)
+    assert document.meta["start"] == 10 and document.meta["end"] == 13 and document.meta["source"] == "pmc"
+    assert document.meta["component_scores"] == {"bm25": 1.5, "dense": 0.7}
+
+
+def test_bad_settings_fail_when_the_component_is_built() -> None:
+    with pytest.raises(ValueError, match="mode must be"):
+        BiohybridRetriever(mode="grpc")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        BiohybridRetriever(opensearch={"uri": "http://x"})
+    with pytest.raises(ValueError, match="model_weight"):
+        BiohybridRanker(model_weight=1.5)
+
+
+def test_serialised_components_round_trip() -> None:
+    retriever = BiohybridRetriever(
+        opensearch={"url": "http://127.0.0.1:9211"}, index="chunks-acme", tenant_id="acme"
+    )
+    data = retriever.to_dict()
+    assert data["type"] == "control_plane.haystack_components.retriever.BiohybridRetriever"
+    assert BiohybridRetriever.from_dict(data).to_dict() == data
+    ranker = BiohybridRanker(depth=10, model_weight=0.5)
+    assert BiohybridRanker.from_dict(ranker.to_dict()).to_dict() == ranker.to_dict()

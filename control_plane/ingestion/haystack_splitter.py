@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Final, Literal
 
+from control_plane.errors import BiohybridError
 from control_plane.ingestion.documents import Section
 from control_plane.ingestion.spans import SegmentIndex, Span, pack_sentences
 
@@ -33,8 +34,8 @@ HAYSTACK_STRATEGIES: Final[dict[str, Unit]] = {
 }
 
 
-class HaystackMissingError(ImportError):
-    """The haystack extra is not installed."""
+class HaystackMissingError(BiohybridError, ImportError):
+    """The haystack extra is not installed; the message says how to install it."""
 
 
 def _haystack() -> Any:

@@ -9,6 +9,7 @@ slices, the cluster) is built by one worker only.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,10 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two workers encode side by side on CI's two cores, and each inference service a test starts
+    # inherits this: one ONNX thread per session instead of one per core (control_plane/models/runtime.py).
+    os.environ.setdefault("BIOHYBRID_ORT_THREADS", "1")
 
 TESTS = Path(__file__).parent
 # The cluster half (with the security-plugin node's tests) is the longer one even so (CI, stop 27: the

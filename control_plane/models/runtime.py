@@ -2,6 +2,10 @@
 
 The CPU wheel (`onnxruntime`) is the declared dependency; installing `onnxruntime-gpu` instead makes the
 same code run on a GPU with no change. ``BIOHYBRID_ORT_DEVICE=cpu`` forces CPU on a GPU machine.
+``BIOHYBRID_ORT_THREADS=N`` sets the intra-op threads of every session that asks for the default (0):
+where several processes encode on the same cores at once (two test workers, an ingest beside the
+inference service), one thread each beats ONNX Runtime's one-per-core default, which oversubscribes
+the cores (the test suite's two xdist workers set 1: tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import onnxruntime as ort  # type: ignore[import-untyped]
 from control_plane.models.tokenization import IntArray
 
 DEVICE_ENV_VAR = "BIOHYBRID_ORT_DEVICE"
+THREADS_ENV_VAR = "BIOHYBRID_ORT_THREADS"
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
 Device = Literal["auto", "cpu", "cuda"]
@@ -38,12 +43,22 @@ def select_providers(device: Device = "auto") -> list[str]:
     return [CUDA, CPU] if CUDA in available else [CPU]
 
 
+def session_threads() -> int:
+    """The default intra-op thread count: $BIOHYBRID_ORT_THREADS, else 0 (ONNX Runtime's one per core)."""
+    raw = os.environ.get(THREADS_ENV_VAR, "").strip()
+    if not raw:
+        return 0
+    if not raw.isdigit():
+        raise ValueError(f"${THREADS_ENV_VAR} must be a whole number (0: one thread per core), got {raw!r}")
+    return int(raw)
+
+
 class OnnxModel:
     """A loaded ONNX graph with one float output (the graph does pooling itself)."""
 
     def __init__(self, path: Path, *, device: Device = "auto", threads: int = 0) -> None:
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = threads or session_threads()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         started = time.perf_counter()
         self._session = ort.InferenceSession(

@@ -1,5 +1,6 @@
 """Admin endpoints (role admin): resources (templates and pipelines), models, ingest and evaluate.
-Ingest and evaluate run as background jobs (202 + a job id to poll)."""
+Ingest and evaluate run as background jobs (202 + a job id to poll); every job is also recorded in the
+job ledger (the ``jobs`` index), which GET /v1/admin/jobs lists."""
 
 from __future__ import annotations
 
@@ -20,7 +21,19 @@ from control_plane.config.settings import Settings
 from control_plane.evaluation.api import evaluate_job
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.settings import EvaluationSettings
+from control_plane.events.emitter import EventEmitter
+from control_plane.events.ingest_stages import IngestStageEvents
 from control_plane.ingestion.setup import ingest_breakers
+from control_plane.ingestion.stages import StageListener
+from control_plane.ledger.records import (
+    JobKind,
+    JobRecord,
+    JobState,
+    document,
+    evaluation_counts,
+    new_job_id,
+)
+from control_plane.ledger.store import MAX_PAGE, JobLedger
 from control_plane.mlcommons.registry import models_status
 from control_plane.resilience.breaker import BreakerBoard
 from control_plane.search.service import SearchService
@@ -38,6 +51,17 @@ class IngestRequest(BaseModel):
     limit_documents: int | None = Field(None, ge=1)
 
 
+class JobListQuery(BaseModel):
+    """GET /v1/admin/jobs parameters: filters and one page (newest first)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: JobKind | None = None
+    state: JobState | None = None
+    size: int = Field(20, ge=1, le=MAX_PAGE)
+    from_: int = Field(0, ge=0, le=10_000, alias="from")
+
+
 def register_admin_routes(
     app: Flask,
     settings: Settings,
@@ -47,7 +71,9 @@ def register_admin_routes(
     evaluation: EvaluationSettings,
     gauges: EvaluationGauges,
 ) -> None:
-    jobs = JobRegistry()
+    ledger: JobLedger = app.extensions["biohybrid.ledger"]
+    events: EventEmitter = app.extensions["biohybrid.events"]
+    jobs = JobRegistry(ledger)
     app.extensions["biohybrid.jobs"] = jobs
     # One board for every ingest job: a model that keeps failing fails the next jobs fast (circuit_open).
     breakers = ingest_breakers(settings)
@@ -85,8 +111,14 @@ def register_admin_routes(
             progress=False,
             limit_documents=wanted.limit_documents,
         )
+        job_id = new_job_id()
+        stages = IngestStageEvents(events, who.tenant, options.index, job_id)
         job = jobs.submit(
-            "ingest", who.tenant, lambda: _ingest(settings, client, wanted.sources, options, breakers)
+            "ingest",
+            who.tenant,
+            lambda: _ingest(settings, client, wanted.sources, options, breakers, stages),
+            job_id=job_id,
+            detail={"index": options.index, "sources": ",".join(wanted.sources)},
         )
         return json_response(job.to_dict(), 202)
 
@@ -97,16 +129,40 @@ def register_admin_routes(
         work = evaluate_job(
             body, settings, client, service, who.tenant, gauges=gauges, evaluation_settings=evaluation
         )
-        job = jobs.submit("evaluate", who.tenant, work)
+        detail = {"test_set_id": body.get("test_set_id")} if isinstance(body, dict) else None
+        job = jobs.submit("evaluate", who.tenant, work, detail=detail, counts_of=evaluation_counts)
         return json_response(job.to_dict(), 202)
+
+    @app.get("/v1/admin/jobs")
+    def job_list() -> Response:
+        who = require_admin()
+        wanted = JobListQuery.model_validate(dict(request.args))
+        page = ledger.list(who.tenant, wanted.kind, wanted.state, wanted.from_, wanted.size)
+        return json_response(
+            {
+                "total": page.total,
+                "from": page.offset,
+                "size": page.size,
+                "jobs": [ledger_view(record) for record in page.jobs],
+            }
+        )
 
     @app.get("/v1/admin/jobs/<job_id>")
     def job_state(job_id: str) -> Response:
+        """This process's job (with its result) while it has it, else the ledger's record."""
         who = require_admin()
         job = jobs.get(job_id)
-        if job is None or job.tenant != who.tenant:
+        if job is not None and job.tenant == who.tenant:
+            return json_response(job.to_dict())
+        record = ledger.get(job_id, who.tenant)
+        if record is None:
             return error_response(404, f"no job {job_id!r}")
-        return json_response(job.to_dict())
+        return json_response(ledger_view(record))
+
+
+def ledger_view(record: JobRecord) -> dict[str, Any]:
+    """A ledger record as the API shows it: the stored fields, plus ``id`` as the in-memory jobs have."""
+    return {"id": record.job_id, **document(record)}
 
 
 def _ingest(
@@ -115,6 +171,7 @@ def _ingest(
     sources: list[str],
     options: IngestOptions,
     breakers: BreakerBoard | None = None,
+    stages: StageListener | None = None,
 ) -> dict[str, Any]:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.run import ingest
@@ -122,5 +179,5 @@ def _ingest(
 
     encoder, counter = python_encoder(settings, breakers)
     dead_letter = DeadLetterFile(Path(".local") / f"dead-letter-{options.tenant_id}.jsonl")
-    summary = ingest(client, sources, options, encoder, dead_letter, counter)
+    summary = ingest(client, sources, options, encoder, dead_letter, counter, stages)
     return {**dataclasses.asdict(summary), "index": options.index, "dead_letter": str(dead_letter.path)}

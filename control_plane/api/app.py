@@ -26,12 +26,16 @@ from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
 from control_plane.api.responses import json_response
+from control_plane.api.search_events import retrieval_data
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.schedule import start_evaluation_schedule
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
+from control_plane.events.building import RETRIEVAL_COMPLETED
+from control_plane.events.emitter import EventEmitter
+from control_plane.ledger.store import JobLedger
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService, boost_info
 from control_plane.search.spec import SearchSpec
@@ -57,7 +61,14 @@ def create_app(
     eval_gauges = EvaluationGauges(metrics.registry, evaluation.alert.metric)
     app.extensions["biohybrid.metrics"] = metrics
     app.extensions["biohybrid.service"] = service
-    app.extensions["biohybrid.scheduler"] = start_evaluation_schedule(service, evaluation, eval_gauges)
+    # Lifecycle events (settings ``events``, off by default) and the job ledger (the ``jobs`` index).
+    events = EventEmitter(settings.events, "api", metrics.registry)
+    ledger = JobLedger(client, settings, metrics.registry, events)
+    app.extensions["biohybrid.events"] = events
+    app.extensions["biohybrid.ledger"] = ledger
+    app.extensions["biohybrid.scheduler"] = start_evaluation_schedule(
+        service, evaluation, eval_gauges, ledger=ledger
+    )
 
     def principal(role: Role) -> Principal:
         who = authenticate(dict(request.headers), settings.api.keys)
@@ -68,6 +79,9 @@ def create_app(
     def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
         answer = service.search(spec, tenant_id=who.tenant)
         _observe(metrics, answer)
+        if events.search_sampled():
+            data = retrieval_data(answer, who.tenant, settings.events.include_query)
+            events.emit(RETRIEVAL_COMPLETED, data, subject=who.tenant)
         return answer.model_dump(mode="json", by_alias=True)
 
     @app.before_request

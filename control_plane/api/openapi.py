@@ -8,6 +8,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
+from control_plane.ledger.records import JOB_KINDS, JOB_STATES, JobRecord
+from control_plane.ledger.store import MAX_PAGE
 from control_plane.search.results import SearchResponse
 from control_plane.search.spec import Granularity, SearchSpec
 
@@ -27,6 +29,38 @@ _ERROR = {
 
 def _schema(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> dict[str, Any]:
     return model.model_json_schema(ref_template="#/components/schemas/{model}", mode=mode)
+
+
+def _ledger_job() -> dict[str, Any]:
+    """A ledger record as GET /v1/admin/jobs shows it: the stored fields and ``id``."""
+    schema = _schema(JobRecord, "serialization")
+    schema.pop("additionalProperties", None)
+    schema["properties"] = {"id": {"type": "string"}, **schema["properties"]}
+    schema["required"] = ["id", *schema.get("required", [])]
+    schema["title"] = "LedgerJob"
+    return schema
+
+
+def _running_job() -> dict[str, Any]:
+    """A job as the process running it shows it (with its result), before the ledger is read."""
+    number_or_null = {"anyOf": [{"type": "number"}, {"type": "null"}]}
+    text_or_null = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    return {
+        "title": "RunningJob",
+        "type": "object",
+        "required": ["id", "kind", "tenant", "state"],
+        "properties": {
+            "id": {"type": "string"},
+            "kind": {"type": "string", "enum": ["ingest", "evaluate"]},
+            "tenant": {"type": "string"},
+            "state": {"type": "string", "enum": list(JOB_STATES)},
+            "started": {"type": "number"},
+            "finished": number_or_null,
+            "result": {},
+            "error": text_or_null,
+            "reason": text_or_null,
+        },
+    }
 
 
 @lru_cache(maxsize=1)
@@ -54,6 +88,17 @@ def openapi_document() -> dict[str, Any]:
         },
     }
     schemas["RetrieveRequest"] = retrieve
+    schemas["Job"] = {"anyOf": [_ledger_job(), _running_job()]}
+    schemas["JobList"] = {
+        "type": "object",
+        "required": ["total", "from", "size", "jobs"],
+        "properties": {
+            "total": {"type": "integer"},
+            "from": {"type": "integer"},
+            "size": {"type": "integer"},
+            "jobs": {"type": "array", "items": {"$ref": "#/components/schemas/Job"}},
+        },
+    }
     errors = {
         str(code): {
             "description": text,
@@ -110,6 +155,22 @@ def openapi_document() -> dict[str, Any]:
         {"name": "$top", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200}},
         {"name": "$skip", "in": "query", "schema": {"type": "integer", "minimum": 0}},
     ]
+    job_params = [
+        {"name": "kind", "in": "query", "schema": {"type": "string", "enum": list(JOB_KINDS)}},
+        {"name": "state", "in": "query", "schema": {"type": "string", "enum": list(JOB_STATES)}},
+        {"name": "size", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}},
+        {"name": "from", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 10000}},
+    ]
+    admin_errors = {**errors, "403": {**errors["403"], "description": "the key's role is not admin"}}
+    not_found = {
+        "description": "no such job of the key's tenant",
+        "content": {"application/json": {"schema": ERROR_REF}},
+    }
+
+    def ok(description: str, schema: str) -> dict[str, Any]:
+        ref = {"$ref": f"#/components/schemas/{schema}"}
+        return {"description": description, "content": {"application/json": {"schema": ref}}}
+
     security: list[dict[str, list[str]]] = [{"bearer": []}, {"apiKey": []}]
     return {
         "openapi": "3.1.0",
@@ -150,6 +211,24 @@ def openapi_document() -> dict[str, Any]:
                         },
                         **errors,
                     },
+                }
+            },
+            "/v1/admin/jobs": {
+                "get": {
+                    "operationId": "listJobs",
+                    "description": "The job ledger: the key's tenant's ingest, model registration and "
+                    "evaluation jobs, newest first (admin role)",
+                    "parameters": job_params,
+                    "responses": {"200": ok("one page of jobs", "JobList"), **admin_errors},
+                }
+            },
+            "/v1/admin/jobs/{job_id}": {
+                "get": {
+                    "operationId": "getJob",
+                    "parameters": [
+                        {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": ok("the job", "Job"), "404": not_found, **admin_errors},
                 }
             },
         },

@@ -14,7 +14,12 @@ from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, EXIT_DRIFT, Subc
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings
 
 if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
     from control_plane.evaluation.api import ConfigurationSummary
+    from control_plane.evaluation.settings import EvaluationSettings
+    from control_plane.evaluation.suite import SuitePlan
+    from control_plane.ledger.tracking import JobTracker
 
 DEFAULT_OUT = Path(".local") / "evaluation"
 
@@ -76,20 +81,13 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
-    import socket
 
-    from tqdm import tqdm
-
+    from control_plane.cli.recording import recording
     from control_plane.cluster.client import make_client
-    from control_plane.evaluation.api import result_of
-    from control_plane.evaluation.runner import EvaluationError
-    from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
     from control_plane.evaluation.settings import load_evaluation_settings
-    from control_plane.evaluation.store import EvalRunStore, RunContext
-    from control_plane.evaluation.suite import execute, plan_suite, record
-    from control_plane.evaluation.versions import collect_versions
+    from control_plane.evaluation.suite import plan_suite
+    from control_plane.ledger.tracking import JobTracker
     from control_plane.search.service import search_index
-    from control_plane.testsets.catalog import write_trec_run
 
     if args.no_store and args.mark_baseline:
         print("error: --mark-baseline needs the run stored: drop --no-store", file=sys.stderr)
@@ -106,6 +104,42 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     client = make_client(settings.opensearch)
+    with recording(settings, client) as recorded_job:
+        tracker = JobTracker.open(
+            recorded_job.ledger, "evaluation", tenant, "cli", {"test_set_id": args.test_set, "index": index}
+        )
+        tracker.running()
+        try:
+            return _execute(settings, args, client, plan, evaluation, index, tenant, tracker)
+        except BaseException as exc:
+            tracker.failed(exc)
+            raise
+
+
+def _execute(
+    settings: Settings,
+    args: argparse.Namespace,
+    client: OpenSearch,
+    plan: SuitePlan,
+    evaluation: EvaluationSettings,
+    index: str,
+    tenant: str,
+    tracker: JobTracker,
+) -> int:
+    """Run, write, store and report the planned suite; the job's end goes to the ledger."""
+    import socket
+
+    from tqdm import tqdm
+
+    from control_plane.evaluation.api import result_of
+    from control_plane.evaluation.runner import EvaluationError
+    from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
+    from control_plane.evaluation.store import EvalRunStore, RunContext
+    from control_plane.evaluation.suite import execute, record
+    from control_plane.evaluation.versions import collect_versions
+    from control_plane.ledger.records import evaluation_counts
+    from control_plane.testsets.catalog import write_trec_run
+
     service = evaluation_service(client, settings, evaluation.timeouts)
     retriever = SearchServiceRetriever(service, tenant, index, evaluation.candidate_depth)
     baseline_added = plan.baseline.name not in {c.name for c in plan.configurations}
@@ -121,6 +155,7 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
     try:
         suite = execute(plan, retriever, evaluation, progress)
     except EvaluationError as exc:
+        tracker.failed(exc)
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CLUSTER
     finally:
@@ -143,6 +178,7 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
         for result in suite.results:
             store.mark_baseline(suite.run_id, result.name)
     summary = result_of(suite, recorded, index, store is not None, evaluation.significance.alpha)
+    tracker.done(evaluation_counts(summary))
     (out_dir / "results.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
     from control_plane.evaluation.report import describe_machine, write_report

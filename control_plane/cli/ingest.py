@@ -53,11 +53,15 @@ def add_parsers(commands: Subcommands) -> None:
 def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from control_plane.cli.recording import recording
     from control_plane.config.tenancy import TenantIndexError
+    from control_plane.events.ingest_stages import IngestStageEvents
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
-    from control_plane.ingestion.run import IngestOptions, ingest
+    from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
     from control_plane.ingestion.setup import python_encoder
+    from control_plane.ledger.records import numeric_counts
+    from control_plane.ledger.tracking import JobTracker, tracked
     from control_plane.resilience.policy import ModelCallError
 
     pipeline = "chunk-embed" if args.encode == "pipeline" else None
@@ -89,11 +93,26 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
             return EXIT_CONFIG
         encoder = PipelineChunkEncoder()
     dead_letter = DeadLetterFile(Path(args.dead_letter))
-    try:
-        summary = ingest(client, args.sources, options, encoder, dead_letter, counter)
-    except ModelCallError as exc:  # what landed stays: a re-run skips it (resumable)
-        print(f"error: ingest stopped: {exc}", file=sys.stderr)
-        return EXIT_MODEL
+
+    def work(tracker: JobTracker) -> IngestSummary:
+        stages = IngestStageEvents(record.events, args.tenant, options.index, tracker.job_id)
+        return ingest(client, args.sources, options, encoder, dead_letter, counter, stages)
+
+    detail = {"index": options.index, "sources": ",".join(args.sources)}
+    with recording(settings, client) as record:
+        try:
+            summary = tracked(
+                record.ledger,
+                "ingest",
+                args.tenant,
+                "cli",
+                work,
+                detail,
+                lambda s: numeric_counts(s.to_dict()),
+            )
+        except ModelCallError as exc:  # what landed stays: a re-run skips it (resumable)
+            print(f"error: ingest stopped: {exc}", file=sys.stderr)
+            return EXIT_MODEL
     print(
         f"{summary.documents} documents, {summary.chunks} chunks ({summary.written} written, "
         f"{summary.unchanged} unchanged, {summary.deleted} deleted), {summary.duplicates} duplicates "

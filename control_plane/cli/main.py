@@ -15,7 +15,18 @@ from opensearchpy.exceptions import AuthenticationException, TransportError
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import SSLError as OpenSearchSSLError
 
-from control_plane.cli import evaluate, ingest, intents, models, query, resources, search, service, snapshot
+from control_plane.cli import (
+    evaluate,
+    ingest,
+    intents,
+    jobs,
+    models,
+    query,
+    resources,
+    search,
+    service,
+    snapshot,
+)
 from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG
 from control_plane.cluster.manage import EngineUnavailableError
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
@@ -25,7 +36,7 @@ from control_plane.resources.catalog import load_resources
 from control_plane.resources.render import RenderError
 
 # One module per command group; each adds its subparsers and sets `handler`.
-COMMAND_MODULES = (resources, models, ingest, query, search, evaluate, service, intents, snapshot)
+COMMAND_MODULES = (resources, models, ingest, query, search, evaluate, service, intents, snapshot, jobs)
 
 
 def build_parser() -> argparse.ArgumentParser:

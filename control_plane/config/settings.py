@@ -293,6 +293,48 @@ class ApiSettings(_Strict):
     keys: tuple[ApiKey, ...] = ()
 
 
+class LedgerSettings(_Strict):
+    """The job ledger (control_plane/ledger/): the index holding one document per ingest, model
+    registration and evaluation job."""
+
+    index: str = Field("jobs", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+
+
+class EventsSettings(_Strict):
+    """Lifecycle CloudEvents (control_plane/events/): off by default; where they go and how many searches
+    emit one."""
+
+    enabled: bool = False
+    sink: Literal["http", "jsonl"] = "http"
+    # http: structured-mode JSON POST to url; jsonl: one event per line appended to path (relative paths
+    # are from the working folder).
+    url: str = ""
+    path: str = ".local/events.jsonl"
+    # Share of searches that emit retrieval.completed (0: none, 1: all); ingest and job events always go.
+    search_sample_rate: float = Field(0.1, ge=0, le=1)
+    timeout_s: float = Field(2.0, gt=0)
+    # Events waiting for the http sink's sender thread; a full queue drops the event (counted).
+    queue_size: int = Field(1000, ge=1, le=1_000_000)
+    # Whether retrieval.completed carries the query text (off: queries may hold patient details).
+    include_query: bool = False
+
+    @field_validator("url", "path", mode="before")
+    @classmethod
+    def _text(cls, value: object) -> object:
+        return "" if value is None else value
+
+    @model_validator(mode="after")
+    def _sink_has_a_target(self) -> EventsSettings:
+        if self.enabled and self.sink == "http" and not self.url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"events.sink is http but events.url is {self.url!r}: set url to the receiver's http(s):// "
+                "address (or BIOHYBRID__EVENTS__URL), or choose sink jsonl with a path"
+            )
+        if self.enabled and self.sink == "jsonl" and not self.path:
+            raise ValueError("events.sink is jsonl but events.path is empty: name the file to append to")
+        return self
+
+
 class Settings(_Strict):
     opensearch: OpenSearchSettings = OpenSearchSettings()
     index: IndexSettings = IndexSettings()
@@ -301,6 +343,8 @@ class Settings(_Strict):
     search: SearchSettings = SearchSettings()
     ingest: IngestSettings = IngestSettings()
     api: ApiSettings = ApiSettings()
+    ledger: LedgerSettings = LedgerSettings()
+    events: EventsSettings = EventsSettings()
 
     @model_validator(mode="after")
     def _tenants_can_name_indices(self) -> Settings:

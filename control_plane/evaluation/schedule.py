@@ -22,6 +22,7 @@ from control_plane.evaluation.settings import EvaluationSettings, ScheduleSettin
 from control_plane.evaluation.store import EvalRunStore
 
 if TYPE_CHECKING:
+    from control_plane.ledger.store import JobLedger
     from control_plane.search.service import SearchService
 
 log = logging.getLogger(__name__)
@@ -56,9 +57,13 @@ def evaluation_job(
     store: EvalRunStore,
     settings: EvaluationSettings,
     gauges: EvaluationGauges | None,
+    ledger: JobLedger | None = None,
 ) -> Callable[[], None]:
-    """The scheduled work: the configured suite run, stored and gauged; failures logged, not raised."""
+    """The scheduled work: the configured suite run, stored and gauged, recorded in the job ledger (origin
+    scheduler); failures logged, not raised."""
     from control_plane.evaluation.api import EvaluateRequest, evaluate
+    from control_plane.ledger.records import evaluation_counts
+    from control_plane.ledger.tracking import tracked
 
     schedule = settings.schedule
     request = EvaluateRequest(
@@ -70,7 +75,15 @@ def evaluation_job(
 
     def run() -> None:
         try:
-            result = evaluate(request, service, store, settings=settings, gauges=gauges)
+            result = tracked(
+                ledger,
+                "evaluation",
+                settings.tenant_id,
+                "scheduler",
+                lambda _: evaluate(request, service, store, settings=settings, gauges=gauges),
+                detail={"test_set_id": schedule.test_set_id},
+                counts_of=evaluation_counts,
+            )
         except ValueError as exc:  # a setup the operator must fix (e.g. the corpus is not indexed yet)
             log.warning(
                 "scheduled evaluation skipped",
@@ -92,7 +105,8 @@ def start_evaluation_schedule(
     service: SearchService,
     settings: EvaluationSettings,
     gauges: EvaluationGauges | None,
+    ledger: JobLedger | None = None,
 ) -> BackgroundScheduler | None:
     """For the API app: start the configured schedule (None when disabled)."""
     store = EvalRunStore(service.client, service.settings, settings.store.index)
-    return start_schedule(evaluation_job(service, store, settings, gauges), settings.schedule)
+    return start_schedule(evaluation_job(service, store, settings, gauges, ledger), settings.schedule)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,8 @@ from control_plane.ingestion.bulk import (
 )
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.errors import ParseError
-from control_plane.ingestion.parsers import completeness, iter_documents, most_complete_forms
+from control_plane.ingestion.parsers import Completeness, completeness, iter_documents, most_complete_forms
+from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
 from control_plane.ingestion.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
@@ -113,17 +114,43 @@ def ingest(
     encode: ChunkEncoder,
     dead_letter: DeadLetterFile,
     counter: TokenCounter | None = None,
+    stages: StageListener | None = None,
 ) -> IngestSummary:
-    """Run the whole pipeline over ``sources`` (dataset ids, files or folders)."""
+    """Run the whole pipeline over ``sources`` (dataset ids, files or folders); ``stages`` hears each
+    stage (prepare, load, refresh: control_plane/ingestion/stages.py) start, complete or fail."""
+    listener = stages or NoStages()
     summary = IngestSummary()
     started = time.monotonic()
-    if not client.indices.exists(index=options.index):
-        client.indices.create(index=options.index)
+    sources = list(sources)
+    with stage(listener, PREPARE, lambda: {"sources": len(sources)}):
+        if not client.indices.exists(index=options.index):
+            client.indices.create(index=options.index)
+        # The same record in several files (a trial as XML and as JSON): keep its most complete form.
+        preferred = most_complete_forms(sources)
+    with stage(listener, LOAD, summary.to_dict):
+        _load(client, sources, preferred, options, encode, dead_letter, counter, summary, started)
+    with stage(listener, REFRESH, lambda: {"chunks": summary.chunks}):
+        client.indices.refresh(index=options.index)
+    summary.seconds = time.monotonic() - started
+    summary.parse_s = summary.seconds - summary.encode_s - summary.index_s
+    log.info("ingest finished", extra=summary.to_dict())
+    return summary
+
+
+def _load(
+    client: OpenSearch,
+    sources: list[str | Path],
+    preferred: Mapping[str, Completeness],
+    options: IngestOptions,
+    encode: ChunkEncoder,
+    dead_letter: DeadLetterFile,
+    counter: TokenCounter | None,
+    summary: IngestSummary,
+    started: float,
+) -> None:
+    """Parse, chunk, encode and index every source's records in batches (the load stage)."""
     pending: list[Chunk] = []
     seen: set[str] = set()
-    sources = list(sources)
-    # The same record in several files (a trial as XML and as JSON): keep its most complete form.
-    preferred = most_complete_forms(sources)
     bar = tqdm(
         desc=f"ingest -> {options.index}", unit="doc", disable=not options.progress, dynamic_ncols=True
     )
@@ -169,11 +196,6 @@ def ingest(
     if pending:
         _flush(client, options, pending, encode, dead_letter, summary)
     bar.close()
-    client.indices.refresh(index=options.index)
-    summary.seconds = time.monotonic() - started
-    summary.parse_s = summary.seconds - summary.encode_s - summary.index_s
-    log.info("ingest finished", extra=summary.to_dict())
-    return summary
 
 
 def _flush(

@@ -15,7 +15,7 @@ import uuid
 from opensearchpy import OpenSearch
 
 SESSION_TAG = f"t{os.getpid()}"
-_SESSION_INDEX = re.compile(r"^(?:chunks|eval-runs)-t(\d+)-")
+_SESSION_INDEX = re.compile(r"^(?:chunks|eval-runs|jobs)-t(\d+)-")
 # Names the suite used before it named indices by session (left behind by killed runs).
 LEGACY_PATTERNS = (
     "chunks-apitest-*",

@@ -60,7 +60,7 @@ def _ingest_job(api: FlaskClient, source: Path, index: str) -> dict[str, Any]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         job = dict(api.get(f"/v1/admin/jobs/{job_id}", headers=headers).get_json())
-        if job["state"] != "running":
+        if job["state"] not in ("queued", "running"):
             return job
         time.sleep(0.05)
     raise AssertionError(f"ingest job {job_id} still running after 60 s")

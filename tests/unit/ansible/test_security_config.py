@@ -165,7 +165,7 @@ def test_without_encoding_rights_a_tenant_has_no_ml_commons_action_at_all() -> N
 def test_the_service_account_owns_the_project_indices_and_management_apis() -> None:
     role = load("local-secure", "secure-1", "opensearch-security/roles.yml")["biohybrid_control_plane"]
     assert role["index_permissions"] == [
-        {"index_patterns": ["chunks*", "eval-runs*"], "allowed_actions": ["indices_all"]}
+        {"index_patterns": ["chunks*", "eval-runs*", "jobs*"], "allowed_actions": ["indices_all"]}
     ]
     for needed in (
         "cluster:admin/search/pipeline/*",

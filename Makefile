@@ -17,7 +17,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down service-up service-down api-up api-down status demo clean
+.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -63,6 +63,15 @@ cluster-status: setup ## the 3-node cluster's health, nodes and shard allocation
 pin-artifacts: setup ## after changing opensearch_version: fetch the role's zips and rewrite their sha256 pins
 	$(BIN)/python ansible/roles/opensearch/files/maven_artifact.py pin \
 	  --defaults ansible/roles/opensearch/defaults/main.yml --pins ansible/roles/opensearch/vars/artifact_pins.yml
+
+monitoring-check: setup ## promtool check + unit tests of the alert rules (ops/prometheus/; fetches the pinned Prometheus)
+	$(BIN)/python -m control_plane.monitoring check
+
+monitoring-up: setup ## a local Prometheus on 9090 scraping the API (8600) and the inference service (8501) with the alert rules
+	$(BIN)/python -m control_plane.monitoring up
+
+monitoring-down: setup ## stop the local Prometheus
+	$(BIN)/python -m control_plane.monitoring down
 
 status: setup ## print the node's status
 	$(BIN)/biohybrid --log-format text status

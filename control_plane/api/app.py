@@ -27,6 +27,7 @@ from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
 from control_plane.api.responses import json_response
 from control_plane.api.search_events import retrieval_data
+from control_plane.api.search_labels import search_labels
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError
@@ -167,6 +168,13 @@ def create_app(
 
 def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
     meta = answer.metadata
+    labels = search_labels(meta)
+    metrics.searches.labels(labels.mode, labels.fusion, labels.rerank).inc()
+    metrics.search_seconds.labels(labels.mode).observe(meta.timings.total_ms / 1000)
+    for boosted in labels.boosted_intents:
+        metrics.boosted_searches.labels(boosted).inc()
+    if labels.table_routed:
+        metrics.table_routed_searches.inc()
     for name, ms in meta.timings.encode_ms.items():
         metrics.component_seconds.labels(name).observe(ms / 1000)
     if meta.timings.opensearch_ms is not None:

@@ -53,6 +53,10 @@ class ApiMetrics:
     topk_results: Counter
     topk_component_hits: Counter
     partial_answers: Counter
+    searches: Counter
+    search_seconds: Histogram
+    boosted_searches: Counter
+    table_routed_searches: Counter
     breakers: BreakerCollector
 
     @classmethod
@@ -109,6 +113,31 @@ class ApiMetrics:
             partial_answers=Counter(
                 "biohybrid_api_partial_answers_total",
                 "Searches answered while some shards failed (node down, no replica): results may be short",
+                registry=registry,
+            ),
+            searches=Counter(
+                "biohybrid_api_searches_total",
+                "Searches answered, by mode (hybrid or the one component), fusion method and rerank outcome "
+                "(off, applied, fallback); the denominator of the dashboard's rates",
+                ["mode", "fusion", "rerank"],
+                registry=registry,
+            ),
+            search_seconds=Histogram(
+                "biohybrid_api_search_seconds",
+                "Search latency inside the API (the answer's total_ms), by mode: hybrid or the one component",
+                ["mode"],
+                buckets=LATENCY_BUCKETS,
+                registry=registry,
+            ),
+            boosted_searches=Counter(
+                "biohybrid_api_boosted_searches_total",
+                "Searches that applied an intent's section boosts (table routing counted apart), by intent",
+                ["intent"],
+                registry=registry,
+            ),
+            table_routed_searches=Counter(
+                "biohybrid_api_table_routed_searches_total",
+                "Searches that routed tables first (a tabular intent's is_table boost)",
                 registry=registry,
             ),
         )

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from control_plane.ingestion.documents import Document, Section, SourceName, Table
+from control_plane.ingestion.documents import Document, LineBox, PageBox, Section, SourceName, Table
 from control_plane.ingestion.intents import IntentHint
 from control_plane.ingestion.textnorm import collapse_whitespace
 
@@ -21,18 +21,27 @@ TABLE_ROW_SEPARATOR = "\n"
 
 @dataclass(frozen=True)
 class SectionDraft:
-    """A section before layout: heading, kind, and its paragraphs (already one line each)."""
+    """A section before layout: heading, kind, and its paragraphs (already one line each).
+
+    ``paragraph_lines`` (page layouts only): for each paragraph, its typeset lines with offsets into
+    that paragraph; paragraphs with lines must already be whitespace-collapsed (offsets stay exact).
+    """
 
     label: str
     kind: str
     title_path: tuple[str, ...]
     paragraphs: tuple[str, ...]
     facet_json: str | None = None
+    paragraph_lines: tuple[tuple[LineBox, ...], ...] = ()
 
 
 @dataclass(frozen=True)
 class TableDraft:
-    """A table before layout; ``row_lines`` has exactly one entry per source row."""
+    """A table before layout; ``row_lines`` has exactly one entry per source row.
+
+    Page layouts only: ``heading_boxes`` are where the label and caption are typeset, ``row_boxes`` one
+    tuple of boxes per row line (each box covers its whole rendered line).
+    """
 
     label: str
     kind: str
@@ -42,6 +51,8 @@ class TableDraft:
     title_path: tuple[str, ...] = ()
     facet_json: str | None = None
     intent_hint: IntentHint | None = None
+    heading_boxes: tuple[PageBox, ...] = ()
+    row_boxes: tuple[tuple[PageBox, ...], ...] = ()
 
 
 def table_heading(label: str, caption: str) -> str:
@@ -67,6 +78,32 @@ class _Layout:
         return start, self.length
 
 
+def _paragraph_layout(draft: SectionDraft) -> list[tuple[str, tuple[LineBox, ...]]]:
+    """The draft's non-empty paragraphs, collapsed, each with its lines (none without a page layout)."""
+    if draft.paragraph_lines and len(draft.paragraph_lines) != len(draft.paragraphs):
+        raise ValueError(f"section {draft.label!r}: paragraph_lines must give one entry per paragraph")
+    kept: list[tuple[str, tuple[LineBox, ...]]] = []
+    for number, paragraph in enumerate(draft.paragraphs):
+        lines = draft.paragraph_lines[number] if draft.paragraph_lines else ()
+        collapsed = collapse_whitespace(paragraph)
+        if lines and collapsed != paragraph:
+            raise ValueError(
+                f"section {draft.label!r}: a paragraph with line boxes must be collapsed already"
+            )
+        if collapsed:
+            kept.append((collapsed, lines))
+    return kept
+
+
+def _whole_lines(start: int, lines: Iterable[str], boxes: Iterable[tuple[PageBox, ...]]) -> list[LineBox]:
+    """Boxes of consecutive text lines starting at ``start`` (each line's range is the whole line)."""
+    placed: list[LineBox] = []
+    for line, line_boxes in zip(lines, boxes, strict=True):
+        placed.extend(LineBox.of(start, start + len(line), box) for box in line_boxes)
+        start += len(line) + len(TABLE_ROW_SEPARATOR)
+    return placed
+
+
 def assemble_document(
     *,
     doc_id: str,
@@ -83,6 +120,7 @@ def assemble_document(
     """Lay out title, sections and tables as canonical text and record each one's span.
 
     Empty paragraphs are dropped and sections left with none are omitted, so every span is non-empty.
+    Line boxes of the drafts (page layouts) are moved to document offsets and kept in text order.
     Identifiers are whitespace-collapsed; empty ones and repeats are dropped, first occurrence kept.
     """
     layout = _Layout()
@@ -90,11 +128,16 @@ def assemble_document(
     if title:
         layout.append(title)
     placed_sections: list[Section] = []
+    line_boxes: list[LineBox] = []
     for draft in sections:
-        paragraphs = [p for p in (collapse_whitespace(p) for p in draft.paragraphs) if p]
-        if not paragraphs:
+        kept = _paragraph_layout(draft)
+        if not kept:
             continue
-        start, end = layout.append(BLOCK_SEPARATOR.join(paragraphs))
+        start, end = layout.append(BLOCK_SEPARATOR.join(paragraph for paragraph, _ in kept))
+        offset = start
+        for paragraph, lines in kept:
+            line_boxes.extend(line.shifted(offset) for line in lines)
+            offset += len(paragraph) + len(BLOCK_SEPARATOR)
         placed_sections.append(
             Section(
                 label=collapse_whitespace(draft.label),
@@ -113,6 +156,12 @@ def assemble_document(
         if not block.strip():
             continue
         start, end = layout.append(block)
+        if table.heading_boxes or table.row_boxes:
+            if len(table.row_boxes) != len(row_lines):
+                raise ValueError(f"table {table.label!r}: row_boxes must give one entry per row line")
+            line_boxes.extend(
+                _whole_lines(start, (heading, *row_lines), (table.heading_boxes, *table.row_boxes))
+            )
         placed_tables.append(
             Table(
                 label=collapse_whitespace(table.label),
@@ -139,4 +188,5 @@ def assemble_document(
         text="".join(layout.parts),
         metadata=dict(metadata or {}),
         identifiers=tuple(dict.fromkeys(c for c in (collapse_whitespace(i or "") for i in identifiers) if c)),
+        layout=tuple(sorted(line_boxes, key=lambda line: (line.start, line.end))),
     )

@@ -42,6 +42,7 @@ from control_plane.ingestion.haystack_splitter import (
     split_settings,
 )
 from control_plane.ingestion.intents import IntentHint, chunk_intent, is_near_empty
+from control_plane.ingestion.layout import span_layout
 from control_plane.ingestion.spans import (
     SegmentIndex,
     Span,
@@ -94,14 +95,22 @@ class Chunk:
     near_empty: bool = False
     """The chunk holds (almost) nothing of its own (:func:`~control_plane.ingestion.intents.is_near_empty`):
     it has no ``intent_hint``, and search-side routing should not lift it (tables included)."""
+    layout: Mapping[str, Any] | None = None
+    """Where the text sits on its pages (PDF sources): ``{"pages": [...], "boxes": [...]}``, the boxes of
+    the lines it overlaps (:mod:`~control_plane.ingestion.layout`); ``None`` for sources without pages."""
     content_hash: str = field(default="")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready fields (tuples become lists)."""
+        """Plain JSON-ready fields (tuples become lists). ``layout`` is left out when there is none, so
+        the documents (and content hashes) of sources without pages are what they were before it."""
         fields = asdict(self)
         fields["table_lines"] = list(self.table_lines)
         fields["identifiers"] = list(self.identifiers)
         fields["provenance"] = dict(self.provenance)
+        if self.layout is None:
+            del fields["layout"]
+        else:
+            fields["layout"] = json.loads(json.dumps(self.layout))
         return fields
 
 
@@ -226,6 +235,7 @@ class _ChunkFactory:
             publication_date=document.publication_date.isoformat() if document.publication_date else None,
             identifiers=document.identifiers,
             near_empty=near_empty,
+            layout=span_layout(document.layout, start, end),
         )
         return replace(draft, content_hash=content_hash(draft.to_dict()))
 

@@ -10,6 +10,10 @@ Canonical text layout (built by :func:`control_plane.ingestion.assembly.assemble
 * section headings are NOT in the text: they live in ``Section.title_path`` (and so in chunk metadata);
 * a table is ``"{label}: {caption}"`` (or whichever of the two exists) followed by one line per row, cells
   joined by ``" | "``, rows joined by ``"\\n"``.
+
+A document read from a page layout (PDF) also carries ``layout``: one :class:`LineBox` per typeset line,
+the character range of the canonical text that line became and where it sits on its page, so each chunk
+can say which pages and boxes its text came from (:mod:`control_plane.ingestion.layout`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any, Literal
 
 from control_plane.ingestion.intents import IntentHint
 
-SourceName = Literal["pmc", "ctgov", "medline", "beir"]
+SourceName = Literal["pmc", "ctgov", "medline", "beir", "pdf"]
 
 SECTION_KINDS: frozenset[str] = frozenset(
     {
@@ -87,6 +91,54 @@ class Table:
 
 
 @dataclass(frozen=True)
+class PageBox:
+    """A rectangle on a page: ``page`` counts from 1; coordinates are PDF points (1/72 inch) from the
+    page's top-left corner, as pdfplumber reports them (``top``/``bottom`` grow downwards)."""
+
+    page: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    def union(self, other: PageBox) -> PageBox:
+        """The smallest box holding both (same page)."""
+        return PageBox(
+            self.page,
+            min(self.x0, other.x0),
+            min(self.top, other.top),
+            max(self.x1, other.x1),
+            max(self.bottom, other.bottom),
+        )
+
+
+@dataclass(frozen=True)
+class LineBox:
+    """One typeset line: the canonical text ``[start, end)`` it became, and its box on its page."""
+
+    start: int
+    end: int
+    page: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    @classmethod
+    def of(cls, start: int, end: int, box: PageBox) -> LineBox:
+        return cls(start, end, box.page, box.x0, box.top, box.x1, box.bottom)
+
+    @property
+    def box(self) -> PageBox:
+        return PageBox(self.page, self.x0, self.top, self.x1, self.bottom)
+
+    def shifted(self, offset: int) -> LineBox:
+        return LineBox(
+            self.start + offset, self.end + offset, self.page, self.x0, self.top, self.x1, self.bottom
+        )
+
+
+@dataclass(frozen=True)
 class Document:
     """One normalised record from any source; ``text`` is the canonical text the spans index into.
 
@@ -106,6 +158,10 @@ class Document:
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
+    layout: tuple[LineBox, ...] = ()
+    """Page layout of the text, line by line in text order; ranges never partly overlap (a table heading
+    typeset on several lines has one box per line, each with the heading's range). Empty for sources
+    without pages (everything but PDF)."""
 
     def span_text(self, span: Section | Table) -> str:
         """The canonical text a section or table covers."""

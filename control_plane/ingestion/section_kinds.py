@@ -32,6 +32,21 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# Kinds a nested heading may override its parent with ("Results > Adverse events" is adverse_events) ...
+SPECIFIC_KINDS = frozenset({"adverse_events", "eligibility", "dosage", "outcomes"})
+# ... and parents whose children classify on their own (an abstract's "Methods" part is methods).
+OPEN_PARENT_KINDS = frozenset({"other", "abstract", "summary"})
+
+
+def nested_kind(own: str, parent_kind: str) -> str:
+    """The kind of a section whose own heading classifies as ``own`` inside a ``parent_kind`` section
+    (``other`` at the top level): it refines its parent only into a specific kind, unless the parent is
+    open ("Results > Robustness of the hypothesis" stays results)."""
+    if parent_kind in OPEN_PARENT_KINDS or own in SPECIFIC_KINDS:
+        return own if own != "other" else parent_kind
+    return parent_kind
+
+
 def classify_heading(heading: str) -> str:
     """The normalised kind of a heading or JATS ``sec-type`` value; ``other`` when nothing matches."""
     for pattern, kind in _RULES:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from control_plane.ingestion.layout import merge_layouts
 from control_plane.search.documents import aggregate_by_document
 from control_plane.search.highlights import highlight_spans
 from control_plane.search.neighbours import ChunkHit, merge_neighbours
 from control_plane.search.ordering import ordered_chunks
-from control_plane.search.results import ChunkResult, DocumentResult, Highlight
+from control_plane.search.results import ChunkResult, DocumentResult, Highlight, Layout
 from control_plane.search.spec import SearchSpec
 
 
@@ -81,10 +82,18 @@ def _merged(
                     "end": passage.end,
                     "score": passage.score,
                     "merged_from": list(passage.merged_from),
+                    "layout": _merged_layout([by_id[m] for m in passage.merged_from if m in by_id]),
                 }
             )
         merged.append(result)
     return merged
+
+
+def _merged_layout(members: list[ChunkResult]) -> Layout | None:
+    """A merged passage's layout: its members' boxes in text order (None when none has a layout)."""
+    ordered = sorted(members, key=lambda member: member.start or 0)
+    merged = merge_layouts(m.layout.model_dump() if m.layout else None for m in ordered)
+    return Layout.model_validate(merged) if merged else None
 
 
 def _documents(chunks: list[ChunkResult]) -> list[DocumentResult]:

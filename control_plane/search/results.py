@@ -30,6 +30,21 @@ class ComponentScores(BaseModel):
     reranker: float | None = None
 
 
+class LayoutBox(BaseModel):
+    page: int = Field(description="page number, from 1")
+    x0: float = Field(description="left edge, PDF points from the page's left")
+    top: float = Field(description="top edge, PDF points from the page's top")
+    x1: float
+    bottom: float
+
+
+class Layout(BaseModel):
+    """Where a chunk's text sits on its source pages (PDF sources): the boxes of its lines."""
+
+    pages: list[int]
+    boxes: list[LayoutBox]
+
+
 class ChunkResult(BaseModel):
     chunk_id: str
     doc_id: str
@@ -59,6 +74,11 @@ class ChunkResult(BaseModel):
     )
     facet_error: str | None = Field(
         None, description="facet granularity: why the stored facts could not be parsed (facets is null)"
+    )
+    layout: Layout | None = Field(
+        None,
+        description="PDF sources: the pages and line boxes the text was read from; null for sources "
+        "without pages",
     )
 
 
@@ -243,7 +263,15 @@ def chunk_result(
         normalized_scores=normalized_scores(hit, components),
         facets=parsed.facets if parsed else None,
         facet_error=parsed.error if parsed else None,
+        layout=_layout(source.get("layout")),
     )
+
+
+def _layout(value: Any) -> Layout | None:
+    """The stored layout object (a chunk of a PDF source); anything else reads as none."""
+    if not isinstance(value, Mapping):
+        return None
+    return Layout.model_validate(value)
 
 
 def _facet_text(value: Any) -> str | None:

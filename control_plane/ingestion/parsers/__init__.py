@@ -25,6 +25,7 @@ from control_plane.ingestion.parsers.beir import iter_beir, parse_beir
 from control_plane.ingestion.parsers.ctgov import iter_ctgov, parse_ctgov
 from control_plane.ingestion.parsers.jats import iter_jats, parse_jats
 from control_plane.ingestion.parsers.medline import iter_medline, parse_medline
+from control_plane.ingestion.parsers.pdf import iter_pdf, parse_pdf
 from control_plane.ingestion.parsers.xml_text import sniff_root_tag
 
 __all__ = [
@@ -38,12 +39,14 @@ __all__ = [
     "iter_documents",
     "iter_jats",
     "iter_medline",
+    "iter_pdf",
     "most_complete_forms",
     "parse_beir",
     "parse_ctgov",
     "parse_documents",
     "parse_jats",
     "parse_medline",
+    "parse_pdf",
     "parser_for",
     "unique_documents",
 ]
@@ -77,7 +80,9 @@ def dataset_files(dataset: str, root: Path | None = None) -> list[Path]:
 
 
 def _unrecognised(path: Path) -> DocumentStream:
-    yield ParseError(path, "file", "unrecognised file type (expected .nxml, .jsonl, .json, .xml or .xml.gz)")
+    yield ParseError(
+        path, "file", "unrecognised file type (expected .nxml, .jsonl, .json, .xml, .xml.gz or .pdf)"
+    )
 
 
 def _missing(path: Path) -> DocumentStream:
@@ -89,6 +94,8 @@ def parser_for(path: Path) -> FileParser:
     if not path.is_file():
         return _missing
     name = path.name.lower()
+    if name.endswith(".pdf"):
+        return iter_pdf
     if name.endswith(".nxml"):
         return iter_jats
     if name.endswith(".jsonl"):

@@ -21,7 +21,7 @@ from control_plane.ingestion.dates import date_from_parts
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.xml_text import element_text, error_location, local_name, to_html
-from control_plane.ingestion.section_kinds import classify_heading
+from control_plane.ingestion.section_kinds import classify_heading, nested_kind
 
 # Subtrees that are not running prose: floats are collected separately, maths has no useful text form.
 _NON_PROSE = frozenset(
@@ -30,10 +30,6 @@ _NON_PROSE = frozenset(
 _BLOCK_TAGS = frozenset({"p", "disp-quote", "boxed-text", "list", "def-list", "statement", "speech"})
 _DATE_PREFERENCE = ("epub", "ppub", "epub-ppub", "collection", "pmc-release")
 _NON_CONTENT_SEC_TYPES = frozenset({"supplementary-material", "display-objects"})
-# Kinds a nested heading may override its parent with ("Results > Adverse events" is adverse_events) ...
-_SPECIFIC_KINDS = frozenset({"adverse_events", "eligibility", "dosage", "outcomes"})
-# ... and parents whose children classify on their own (an abstract's "Methods" part is methods).
-_OPEN_PARENT_KINDS = frozenset({"other", "abstract", "summary"})
 _ABSTRACT_HEADINGS = {"summary": "Author Summary", "executive-summary": "Executive Summary"}
 
 
@@ -101,9 +97,7 @@ def _section_kind(sec_type: str, title: str, parent_kind: str) -> str:
     own = classify_heading(sec_type) if sec_type else "other"
     if own == "other" and title:
         own = classify_heading(title)
-    if parent_kind in _OPEN_PARENT_KINDS or own in _SPECIFIC_KINDS:
-        return own if own != "other" else parent_kind
-    return parent_kind
+    return nested_kind(own, parent_kind)
 
 
 def _walk_sec(sec: ET.Element, parent_path: tuple[str, ...], parent_kind: str, out: _Collected) -> None:

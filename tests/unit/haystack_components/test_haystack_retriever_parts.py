@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from control_plane.haystack_components.documents import to_document
 from control_plane.haystack_components.ranker import BiohybridRanker
 from control_plane.haystack_components.retriever import BiohybridRetriever, named_text_query
-from control_plane.search.results import ChunkResult, ComponentScores
+from control_plane.search.results import ChunkResult, ComponentScores, Layout, LayoutBox
 
 TENANT = {"term": {"tenant_id": "t"}}
 
@@ -79,6 +79,15 @@ def test_a_result_becomes_a_document_with_offsets_and_component_scores() -> None
     assert (document.id, document.content, document.score) == ("d:chunk:2", "abc", 0.5)
     assert document.meta["start"] == 10 and document.meta["end"] == 13 and document.meta["source"] == "pmc"
     assert document.meta["component_scores"] == {"bm25": 1.5, "dense": 0.7}
+    assert "layout" not in document.meta
+
+
+def test_a_pdf_result_keeps_its_layout_in_meta() -> None:
+    box = LayoutBox(page=3, x0=50.0, top=100.0, x1=280.0, bottom=110.0)
+    result = ChunkResult(
+        chunk_id="p:chunk:0", doc_id="p", text="abc", score=0.5, layout=Layout(pages=[3], boxes=[box])
+    )
+    assert to_document(result).meta["layout"] == {"pages": [3], "boxes": [box.model_dump()]}
 
 
 def test_bad_settings_fail_when_the_component_is_built() -> None:

@@ -1,10 +1,12 @@
-"""Shared fixtures: the real datasets (parsed once per session) and the real MiniLM token counter."""
+"""Shared fixtures: the real datasets (parsed once per session), PDFs typeset from PMC articles
+(tests/pdf_samples.py) and the real MiniLM token counter."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from pdf_samples import TypesetPdf, single_column_pdf, two_column_pdf
 
 from control_plane.datasets_root import datasets_root
 from control_plane.ingestion.documents import Document
@@ -22,7 +24,11 @@ def datasets() -> Path:
 
 
 def _parse_all(dataset: str, root: Path) -> list[Document]:
-    items = list(iter_documents(dataset_files(dataset, root)))
+    return _parse_all_files(dataset_files(dataset, root))
+
+
+def _parse_all_files(files: list[Path]) -> list[Document]:
+    items = list(iter_documents(files))
     errors = [item for item in items if isinstance(item, ParseError)]
     assert not errors, errors
     return [item for item in items if isinstance(item, Document)]
@@ -36,6 +42,28 @@ def pmc_documents(datasets: Path) -> list[Document]:
 @pytest.fixture(scope="session")
 def ctgov_documents(datasets: Path) -> list[Document]:
     return _parse_all("ctgov", datasets)
+
+
+SINGLE_COLUMN_SOURCE = "PMC1790863"
+"""Nested sections under numbered pages (two pages, one column)."""
+TWO_COLUMN_SOURCE = "PMC2329613"
+"""A table small enough for one column, and nested sections (two pages, two columns)."""
+
+
+@pytest.fixture(scope="session")
+def typeset_pdfs(pmc_documents: list[Document], tmp_path_factory: pytest.TempPathFactory) -> list[TypesetPdf]:
+    """The single-column and the two-column PDF, typeset from two PMC articles."""
+    folder = tmp_path_factory.mktemp("pdfs")
+    by_id = {document.doc_id: document for document in pmc_documents}
+    return [
+        single_column_pdf(by_id[SINGLE_COLUMN_SOURCE], folder / "single-column.pdf"),
+        two_column_pdf(by_id[TWO_COLUMN_SOURCE], folder / "two-column.pdf"),
+    ]
+
+
+@pytest.fixture(scope="session")
+def pdf_documents(typeset_pdfs: list[TypesetPdf]) -> list[Document]:
+    return _parse_all_files([typeset.path for typeset in typeset_pdfs])
 
 
 @pytest.fixture(scope="session")

@@ -43,7 +43,7 @@ def _section_of(document: Document, item: Chunk) -> Section:
     return next(s for s in document.sections if s.start <= item.start and item.end <= s.end)
 
 
-@pytest.mark.parametrize("corpus", ["pmc_documents", "ctgov_documents", "sample_documents"])
+@pytest.mark.parametrize("corpus", ["pmc_documents", "ctgov_documents", "sample_documents", "pdf_documents"])
 def test_chunk_text_is_exactly_its_span(
     corpus: str, request: pytest.FixtureRequest, token_counter: HuggingFaceTokenCounter
 ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from control_plane.search.postprocess import shape_results, source_side_fields
-from control_plane.search.results import ChunkResult, DocumentResult
+from control_plane.search.results import ChunkResult, DocumentResult, Layout, LayoutBox
 from control_plane.search.spec import SearchSpec
 
 CANON = "Warfarin raises bleeding risk. Dose by INR. Aspirin adds to it."
@@ -50,6 +50,20 @@ def test_similar_neighbours_merge_into_the_better_ranked_result() -> None:
     assert merged.text == CANON[0:44]
     assert merged.merged_from == ["a:0", "a:1"]
     assert other == B0
+
+
+def test_a_merged_passage_keeps_the_boxes_of_all_its_members() -> None:
+    def laid_out(chunk: ChunkResult, page: int, top: float) -> ChunkResult:
+        box = LayoutBox(page=page, x0=50.0, top=top, x1=280.0, bottom=top + 10)
+        return chunk.model_copy(update={"layout": Layout(pages=[page], boxes=[box])})
+
+    first, second = laid_out(A0, 1, 700.0), laid_out(A1, 2, 60.0)
+    embeddings = {"a:0": [1.0, 0.0], "a:1": [0.99, 0.1], "b:0": [0.0, 1.0]}
+    merged, _ = shape_results(
+        [second, B0, first], _spec(merge_neighbours=True), embeddings, {"a:0": 6, "a:1": 4, "b:0": 6}
+    )
+    assert isinstance(merged, ChunkResult) and merged.merged_from == ["a:0", "a:1"]
+    assert merged.layout == Layout(pages=[1, 2], boxes=[*first.layout.boxes, *second.layout.boxes])  # type: ignore[union-attr]
 
 
 def test_a_chunk_without_offsets_is_never_merged() -> None:

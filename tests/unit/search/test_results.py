@@ -2,6 +2,8 @@ from typing import Any
 
 from control_plane.search.results import (
     ComponentScores,
+    Layout,
+    LayoutBox,
     ShardCounts,
     chunk_result,
     component_scores,
@@ -55,6 +57,16 @@ def test_chunk_result_reads_the_source_fields() -> None:
         12,
         0.8,
     )
+
+
+def test_chunk_result_carries_the_stored_layout_of_a_pdf_chunk() -> None:
+    box = {"page": 2, "x0": 56.7, "top": 88.1, "x1": 290.3, "bottom": 98.1}
+    hit = _hit()
+    hit["_source"] = {**hit["_source"], "layout": {"pages": [2], "boxes": [box]}}
+    result = chunk_result(hit, reranked=False, components=["bm25"])
+    assert result.layout == Layout(pages=[2], boxes=[LayoutBox(**box)])
+    assert result.model_dump()["layout"] == {"pages": [2], "boxes": [box]}
+    assert chunk_result(_hit(), reranked=False, components=["bm25"]).layout is None
 
 
 def test_shard_counts_flag_an_answer_some_shards_missed() -> None:

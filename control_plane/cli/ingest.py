@@ -120,7 +120,9 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         f"{summary.chunks_per_s:.1f} chunks/s into {options.index}"
     )
     split = (
-        f"parse+chunk {summary.parse_s:.1f}s, encode {summary.encode_s:.1f}s, index {summary.index_s:.1f}s"
+        f"parse+chunk {summary.parse_s:.1f}s, encode {summary.encode_s:.1f}s, hash look-ups "
+        f"{summary.lookup_s:.1f}s, waiting for bulk {summary.write_wait_s:.1f}s "
+        f"(bulk {summary.index_s:.1f}s, alongside)"
     )
     print(f"time: {split}")
     if summary.retried_records or summary.retried_batches:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import requests
 import urllib3
@@ -88,15 +88,21 @@ def client_options(security: ConnectionSecurity) -> dict[str, Any]:
     return options
 
 
+POOL_MAXSIZE: Final = 16
+
+
 def make_client(settings: OpenSearchSettings, retry_on_timeout: bool = True) -> OpenSearch:
     """Admin work retries a timed-out request twice; searches with their own budgets must not
     (``retry_on_timeout=False``): a retry would triple the budget and leave the abandoned request
     running. With several nodes a request that cannot connect moves on to the next node (up to one try
     per node), and a node that failed is left alone for a while. A secured cluster's credentials and
-    TLS options come from ``connection_security``."""
+    TLS options come from ``connection_security``. Up to ``POOL_MAXSIZE`` connections per node stay
+    open, so threads sharing the client (the API's request threads, the ingest's bulk writer beside its
+    hash look-ups) reuse connections instead of opening one per request."""
     hosts = settings.hosts
     return OpenSearch(
         hosts=hosts,
+        pool_maxsize=POOL_MAXSIZE,
         timeout=settings.timeout_s,
         retry_on_timeout=retry_on_timeout,
         max_retries=max(2, len(hosts)),

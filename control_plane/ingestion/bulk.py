@@ -114,25 +114,44 @@ def stored_hashes(client: OpenSearch, index: str, doc_ids: Iterable[str]) -> dic
     return found
 
 
-def index_batch(
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A batch ready to send: its encoded documents, the chunk ids to delete, and how many chunks were
+    found unchanged (not encoded, not sent). Built by :func:`prepare_batch`, sent by :func:`write_batch`,
+    so the next batch can be encoded while this one is written."""
+
+    index: str
+    documents: list[dict[str, Any]]
+    to_delete: list[str]
+    unchanged: int
+    chunks: int
+
+
+def prepare_batch(
+    client: OpenSearch, index: str, chunks: Sequence[Chunk], encode: ChunkEncoder
+) -> PreparedBatch:
+    """Read the stored hashes of the batch's documents and encode only what is new or changed."""
+    plan = plan_changes(stored_hashes(client, index, (c.doc_id for c in chunks)), chunks)
+    documents = encode(plan.to_write) if plan.to_write else []
+    return PreparedBatch(index, documents, plan.to_delete, len(plan.unchanged), len(chunks))
+
+
+def write_batch(
     client: OpenSearch,
-    index: str,
-    chunks: Sequence[Chunk],
-    encode: ChunkEncoder,
+    prepared: PreparedBatch,
     *,
     max_retries: int = 8,
     pipeline: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> BatchResult:
-    """Write one batch idempotently; per-record failures are returned, not raised. ``pipeline`` names
-    an ingest pipeline that encodes the documents inside OpenSearch."""
-    plan = plan_changes(stored_hashes(client, index, (c.doc_id for c in chunks)), chunks)
-    result = BatchResult(unchanged=len(plan.unchanged))
-    documents = encode(plan.to_write) if plan.to_write else []
+    """Send a prepared batch; records refused for a transient reason are sent again (back-off), the
+    others are returned as failures with the reason, never raised."""
+    index, documents = prepared.index, prepared.documents
+    result = BatchResult(unchanged=prepared.unchanged)
     actions: list[dict[str, Any]] = [
         {"_op_type": "index", "_index": index, "_id": doc["chunk_id"], "_source": doc} for doc in documents
     ]
-    actions += [{"_op_type": "delete", "_index": index, "_id": chunk_id} for chunk_id in plan.to_delete]
+    actions += [{"_op_type": "delete", "_index": index, "_id": chunk_id} for chunk_id in prepared.to_delete]
     # wait_for: the next batch (or a restart) must see these hashes, and searches need a refresh.
     extra: dict[str, Any] = {"refresh": "wait_for", **({"pipeline": pipeline} if pipeline else {})}
     pending = actions
@@ -166,6 +185,22 @@ def index_batch(
         sleep(delay)
         pending = retry
     return result
+
+
+def index_batch(
+    client: OpenSearch,
+    index: str,
+    chunks: Sequence[Chunk],
+    encode: ChunkEncoder,
+    *,
+    max_retries: int = 8,
+    pipeline: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> BatchResult:
+    """Write one batch idempotently (prepare, then write); per-record failures are returned, not raised.
+    ``pipeline`` names an ingest pipeline that encodes the documents inside OpenSearch."""
+    prepared = prepare_batch(client, index, chunks, encode)
+    return write_batch(client, prepared, max_retries=max_retries, pipeline=pipeline, sleep=sleep)
 
 
 def _action_for(doc_id: str, op: str, actions: list[dict[str, Any]]) -> dict[str, Any]:

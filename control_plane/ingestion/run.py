@@ -1,5 +1,9 @@
 """Ingest sources into a chunk index: parse -> chunk -> encode -> bulk, with progress and a summary.
 
+The bulk write of a batch runs on a background thread while the next batch is parsed, chunked and
+encoded (control_plane/ingestion/overlap.py): encoding is most of the CPU time, OpenSearch's indexing
+the rest of the wait, and the two overlap. One batch is written while one more is prepared.
+
 Bad files and records never stop a run: parse errors and rejected chunks go to the dead-letter file
 (JSON lines with the file, the place and the reason) and everything else lands. Re-running is safe:
 unchanged chunks are skipped without re-encoding (see bulk.py).
@@ -12,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from opensearchpy import ConnectionError as OpenSearchConnectionError
 from opensearchpy import OpenSearch, TransportError
@@ -27,10 +31,13 @@ from control_plane.ingestion.bulk import (
     ChunkEncoder,
     DeadLetterFile,
     Failure,
-    index_batch,
+    PreparedBatch,
+    prepare_batch,
+    write_batch,
 )
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.errors import ParseError
+from control_plane.ingestion.overlap import Overlapped
 from control_plane.ingestion.parsers import Completeness, completeness, iter_documents, most_complete_forms
 from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
 from control_plane.ingestion.tokens import TokenCounter
@@ -57,9 +64,13 @@ class IngestSummary:
     retried_records: int = 0
     retried_batches: int = 0
     seconds: float = 0.0
-    # Where the time went: parsing + chunking, model encoding, bulk indexing (incl. hash look-ups).
+    # Where the time went. The producer's time: parsing + chunking (parse_s), model encoding (encode_s),
+    # reading stored hashes (lookup_s) and waiting for the writer (write_wait_s); they add up to seconds.
+    # index_s is the writer thread's time (bulk requests and their retries), overlapped with the others.
     parse_s: float = 0.0
     encode_s: float = 0.0
+    lookup_s: float = 0.0
+    write_wait_s: float = 0.0
     index_s: float = 0.0
 
     @property
@@ -132,7 +143,7 @@ def ingest(
     with stage(listener, REFRESH, lambda: {"chunks": summary.chunks}):
         client.indices.refresh(index=options.index)
     summary.seconds = time.monotonic() - started
-    summary.parse_s = summary.seconds - summary.encode_s - summary.index_s
+    summary.parse_s = summary.seconds - summary.encode_s - summary.lookup_s - summary.write_wait_s
     log.info("ingest finished", extra=summary.to_dict())
     return summary
 
@@ -148,54 +159,87 @@ def _load(
     summary: IngestSummary,
     started: float,
 ) -> None:
-    """Parse, chunk, encode and index every source's records in batches (the load stage)."""
+    """Parse, chunk and encode every source's records in batches, each written by the background writer
+    while the next is prepared (the load stage)."""
     pending: list[Chunk] = []
     seen: set[str] = set()
     bar = tqdm(
         desc=f"ingest -> {options.index}", unit="doc", disable=not options.progress, dynamic_ncols=True
     )
-    for item in iter_documents(sources):
-        if isinstance(item, ParseError):
-            summary.parse_errors += 1
-            dead_letter.write(
-                {"stage": "parse", "path": str(item.path), "location": item.location, "reason": item.reason}
+    writer: Overlapped[Planned, Written] = Overlapped(
+        lambda planned: _write_with_retries(client, options, planned), name="bulk-writer"
+    )
+    try:
+        for item in iter_documents(sources):
+            if isinstance(item, ParseError):
+                summary.parse_errors += 1
+                dead_letter.write(
+                    {
+                        "stage": "parse",
+                        "path": str(item.path),
+                        "location": item.location,
+                        "reason": item.reason,
+                    }
+                )
+                log.warning(
+                    "record skipped",
+                    extra={"path": str(item.path), "location": item.location, "reason": item.reason},
+                )
+                continue
+            best = preferred.get(item.doc_id)
+            if item.doc_id in seen or (best is not None and completeness(item) < best):
+                # The same record from two files (e.g. a trial as XML and as JSON): the most complete form
+                # wins, the first of equally complete ones, so a re-run keeps the same form.
+                summary.duplicates += 1
+                log.warning("duplicate document skipped", extra={"doc_id": item.doc_id})
+                continue
+            seen.add(item.doc_id)
+            if options.limit_documents is not None and summary.documents >= options.limit_documents:
+                break
+            summary.documents += 1
+            pending.extend(
+                chunk(
+                    item,
+                    options.strategy,
+                    token_budget=options.token_budget,
+                    overlap_pct=options.overlap_pct,
+                    tenant_id=options.tenant_id,
+                    counter=counter,
+                )
             )
-            log.warning(
-                "record skipped",
-                extra={"path": str(item.path), "location": item.location, "reason": item.reason},
-            )
-            continue
-        best = preferred.get(item.doc_id)
-        if item.doc_id in seen or (best is not None and completeness(item) < best):
-            # The same record from two files (e.g. a trial as XML and as JSON): the most complete form
-            # wins, the first of equally complete ones, so a re-run keeps the same form.
-            summary.duplicates += 1
-            log.warning("duplicate document skipped", extra={"doc_id": item.doc_id})
-            continue
-        seen.add(item.doc_id)
-        if options.limit_documents is not None and summary.documents >= options.limit_documents:
-            break
-        summary.documents += 1
-        pending.extend(
-            chunk(
-                item,
-                options.strategy,
-                token_budget=options.token_budget,
-                overlap_pct=options.overlap_pct,
-                tenant_id=options.tenant_id,
-                counter=counter,
-            )
-        )
-        bar.update(1)
-        if len(pending) >= options.batch_chunks:
-            _flush(client, options, pending, encode, dead_letter, summary)
-            pending = []
-            bar.set_postfix(
-                chunks=summary.chunks, rate=f"{summary.chunks / (time.monotonic() - started):.0f}/s"
-            )
-    if pending:
-        _flush(client, options, pending, encode, dead_letter, summary)
-    bar.close()
+            bar.update(1)
+            if len(pending) >= options.batch_chunks:
+                _flush(client, options, pending, encode, writer, dead_letter, summary)
+                pending = []
+                bar.set_postfix(
+                    chunks=summary.chunks, rate=f"{summary.chunks / (time.monotonic() - started):.0f}/s"
+                )
+        if pending:
+            _flush(client, options, pending, encode, writer, dead_letter, summary)
+    finally:
+        # Every batch handed over is written (or reported) before the run ends, even when it fails.
+        try:
+            for planned, written in writer.close():
+                _record(planned, written, dead_letter, summary)
+        finally:
+            summary.write_wait_s = writer.wait_s
+            bar.close()
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A batch for the writer: its chunks, and what preparing them gave (None: preparing gave up)."""
+
+    batch: list[Chunk]
+    prepared: PreparedBatch | None
+    failures: list[Failure]
+
+
+@dataclass(frozen=True)
+class Written:
+    result: BatchResult
+    retried_batches: int
+    seconds: float
 
 
 def _flush(
@@ -203,9 +247,42 @@ def _flush(
     options: IngestOptions,
     batch: list[Chunk],
     encode: ChunkEncoder,
+    writer: Overlapped[Planned, Written],
     dead_letter: DeadLetterFile,
     summary: IngestSummary,
 ) -> None:
+    """Prepare ``batch`` here (hash look-ups, encoding) and hand it to the writer."""
+    planned = _prepare_with_retries(client, options, batch, encode, summary)
+    for done, written in writer.submit(planned):
+        _record(done, written, dead_letter, summary)
+
+
+def _record(planned: Planned, written: Written, dead_letter: DeadLetterFile, summary: IngestSummary) -> None:
+    result = written.result
+    summary.index_s += written.seconds
+    summary.retried_batches += written.retried_batches
+    summary.chunks += len(planned.batch)
+    summary.written += result.written
+    summary.unchanged += result.unchanged
+    summary.deleted += result.deleted
+    summary.retried_records += result.retried
+    failures = [*planned.failures, *result.failures]
+    summary.index_failures += len(failures)
+    for failure in failures:
+        dead_letter.write({"stage": "index", **asdict(failure)})
+
+
+def _prepare_with_retries(
+    client: OpenSearch,
+    options: IngestOptions,
+    batch: list[Chunk],
+    encode: ChunkEncoder,
+    summary: IngestSummary,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Planned:
+    """Read the batch's stored hashes and encode what changed, trying again while no node answers (see
+    :func:`_retrying`); giving up reports every chunk of the batch as failed."""
+
     def timed_encode(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
         encode_started = time.monotonic()
         try:
@@ -213,17 +290,41 @@ def _flush(
         finally:
             summary.encode_s += time.monotonic() - encode_started
 
-    flush_started, encode_before = time.monotonic(), summary.encode_s
-    result = index_with_retries(client, options, batch, timed_encode, summary)
-    summary.index_s += (time.monotonic() - flush_started) - (summary.encode_s - encode_before)
-    summary.chunks += len(batch)
-    summary.written += result.written
-    summary.unchanged += result.unchanged
-    summary.deleted += result.deleted
-    summary.retried_records += result.retried
-    summary.index_failures += len(result.failures)
-    for failure in result.failures:
-        dead_letter.write({"stage": "index", **asdict(failure)})
+    started, encode_before = time.monotonic(), summary.encode_s
+    prepared, retries, reason = _retrying(
+        lambda: prepare_batch(client, options.index, batch, timed_encode), options, len(batch), sleep
+    )
+    summary.retried_batches += retries
+    summary.lookup_s += (time.monotonic() - started) - (summary.encode_s - encode_before)
+    if prepared is None:
+        return Planned(batch, None, [Failure(c.chunk_id, c.doc_id, 0, reason) for c in batch])
+    return Planned(batch, prepared, [])
+
+
+def _write_with_retries(
+    client: OpenSearch, options: IngestOptions, planned: Planned, sleep: Callable[[float], None] = time.sleep
+) -> Written:
+    """The writer's step: send a prepared batch, trying the request again while no node answers."""
+    started = time.monotonic()
+    prepared = planned.prepared
+    if prepared is None:
+        return Written(BatchResult(), 0, 0.0)
+    result, retries, reason = _retrying(
+        lambda: write_batch(client, prepared, pipeline=options.pipeline),
+        options,
+        len(prepared.documents),
+        sleep,
+    )
+    if result is None:
+        by_id = {c.chunk_id: c.doc_id for c in planned.batch}
+        result = BatchResult(
+            unchanged=prepared.unchanged,
+            failures=[
+                *(Failure(d["chunk_id"], d.get("doc_id", ""), 0, reason) for d in prepared.documents),
+                *(Failure(i, by_id.get(i, ""), 0, f"not deleted: {reason}") for i in prepared.to_delete),
+            ],
+        )
+    return Written(result, retries, time.monotonic() - started)
 
 
 def index_with_retries(
@@ -234,30 +335,44 @@ def index_with_retries(
     summary: IngestSummary,
     sleep: Callable[[float], None] = time.sleep,
 ) -> BatchResult:
-    """Write a batch; when the request itself fails for a transient reason (no node answered, shards
-    lost with a node), write it again after a back-off: the batch is idempotent (it re-reads the stored
-    hashes first). After ``options.batch_retry_s`` the batch's chunks are reported as failed, with the
-    reason, and the run goes on."""
+    """Prepare and write one batch in this thread, each step tried again while no node answers."""
+    planned = _prepare_with_retries(client, options, batch, encode, summary, sleep)
+    if planned.prepared is None:
+        return BatchResult(failures=planned.failures)
+    written = _write_with_retries(client, options, planned, sleep)
+    summary.retried_batches += written.retried_batches
+    return written.result
+
+
+T = TypeVar("T")
+
+
+def _retrying(
+    attempt: Callable[[], T], options: IngestOptions, chunks: int, sleep: Callable[[float], None]
+) -> tuple[T | None, int, str]:
+    """``attempt()`` again after a back-off when its request fails for a transient reason (no node
+    answered, shards lost with a node): both steps are idempotent (the write re-sends the same ids).
+    After ``options.batch_retry_s`` it gives up: (None, retries, the reason). A request the cluster
+    refuses for good (a 4xx) is raised."""
     started = time.monotonic()
-    attempt = 0
+    retries = 0
     while True:
         try:
-            return index_batch(client, options.index, batch, encode, pipeline=options.pipeline)
+            return attempt(), retries, ""
         except TRANSIENT_BATCH_ERRORS as exc:
             if isinstance(exc, TransportError) and not _transient_status(exc):
                 raise
             reason = f"{type(exc).__name__}: {str(exc)[:300]}"
-            delay = min(15.0, 0.5 * 2**attempt)
+            delay = min(15.0, 0.5 * 2**retries)
             if time.monotonic() - started + delay > options.batch_retry_s:
-                log.error("batch not indexed", extra={"chunks": len(batch), "reason": reason})
-                return BatchResult(failures=[Failure(c.chunk_id, c.doc_id, 0, reason) for c in batch])
-            summary.retried_batches += 1
+                log.error("batch not indexed", extra={"chunks": chunks, "reason": reason})
+                return None, retries, reason
             log.warning(
                 "batch failed, retrying",
-                extra={"chunks": len(batch), "reason": reason, "delay_s": delay, "attempt": attempt + 1},
+                extra={"chunks": chunks, "reason": reason, "delay_s": delay, "attempt": retries + 1},
             )
             sleep(delay)
-            attempt += 1
+            retries += 1
 
 
 def _transient_status(exc: TransportError) -> bool:

@@ -11,7 +11,7 @@ import pytest
 
 from control_plane.ingestion import run
 from control_plane.ingestion.assembly import SectionDraft, assemble_document
-from control_plane.ingestion.bulk import BatchResult, DeadLetterFile
+from control_plane.ingestion.bulk import BatchResult, DeadLetterFile, PreparedBatch
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.encode import PipelineChunkEncoder
@@ -85,11 +85,15 @@ def test_ingest_keeps_the_most_complete_form(
 ) -> None:
     written: list[Chunk] = []
 
-    def index_batch(client: Any, index: str, chunks: Sequence[Chunk], encode: Any, **_: Any) -> BatchResult:
+    def prepare_batch(client: Any, index: str, chunks: Sequence[Chunk], encode: Any) -> PreparedBatch:
         written.extend(chunks)
-        return BatchResult(written=len(chunks))
+        return PreparedBatch(index, [c.to_dict() for c in chunks], [], 0, len(chunks))
 
-    monkeypatch.setattr(run, "index_batch", index_batch)
+    def write_batch(client: Any, prepared: PreparedBatch, **_: Any) -> BatchResult:
+        return BatchResult(written=len(prepared.documents))
+
+    monkeypatch.setattr(run, "prepare_batch", prepare_batch)
+    monkeypatch.setattr(run, "write_batch", write_batch)
     counter = RegexTokenCounter()
     files = [
         datasets / "clinicaltrials" / "xml" / "NCT00023673.xml",

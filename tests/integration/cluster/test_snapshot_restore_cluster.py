@@ -91,6 +91,12 @@ def test_a_snapshot_restored_into_an_emptied_cluster_answers_as_before(cluster: 
         assert {"dense", "sparse", "rerank"} <= set(deployed_model_ids(cluster.client, cluster.settings))
         hits_after = [comparable("direct", ids) for ids in _direct(cluster.client, index)]
         assert hits_after == [comparable("direct", ids) for ids in direct_before]
-        assert _api(cluster, index) == api_before
+        # Through /v1/search: the same ten hits, each at most one place from where it was. A restored
+        # index has its shard copies on other nodes, and each copy orders a component's tied scores by
+        # its own doc ids, which RRF turns into neighbouring swaps (CI, stop 28: two neighbours of a
+        # trial's outcome chunks swapped at ranks 8 and 9 of one query).
+        for after, before in zip(_api(cluster, index), api_before, strict=True):
+            assert set(after) == set(before), (after, before)
+            assert all(after[i] in before[max(0, i - 1) : i + 2] for i in range(len(after))), (after, before)
     finally:
         cluster.client.snapshot.delete(repository="biohybrid-backups", snapshot=name, params={"ignore": 404})

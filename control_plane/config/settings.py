@@ -129,6 +129,27 @@ class KnnSettings(_Strict):
     ef_search: int = Field(200, gt=0)
 
 
+class SparseIndexSettings(_Strict):
+    """How the SPLADE field ``sparse_terms`` is indexed and searched (defaults.yaml says why the default).
+
+    ``rank_features``: exact dot product over Lucene feature postings (the neural_sparse query; the
+    optional two-phase processor, ``search.sparse_two_phase``, prunes it). ``seismic``: neural-search's
+    ``sparse_vector`` field with SEISMIC approximate search (OpenSearch 3.3+): keys are token ids, not
+    word pieces, and a segment with fewer than ``approximate_threshold`` documents is searched exactly.
+    The index-time parameters need a re-index to change; ``top_n`` and ``heap_factor`` are per query."""
+
+    method: Literal["rank_features", "seismic"] = "rank_features"
+    # Index time (None: OpenSearch's default, 0.0005 x the segment's documents, at least 160).
+    n_postings: int | None = Field(None, gt=0)
+    cluster_ratio: float = Field(0.1, gt=0, lt=1)
+    summary_prune_ratio: float = Field(0.4, gt=0, le=1)
+    approximate_threshold: int = Field(1_000_000, ge=0)
+    # Query time: the query's top_n tokens by weight pick the posting lists visited; heap_factor < 1
+    # skips clusters whose summary cannot beat the heap's worst by that factor (faster, lower recall).
+    top_n: int = Field(10, gt=0, le=1000)
+    heap_factor: float = Field(1.0, gt=0)
+
+
 class IndexSettings(_Strict):
     prefix: str = Field("chunks", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     shards: int = Field(1, gt=0)
@@ -138,6 +159,7 @@ class IndexSettings(_Strict):
     tenant_indices: bool = False
     bm25: Bm25Settings = Bm25Settings()
     knn: KnnSettings = KnnSettings()
+    sparse: SparseIndexSettings = SparseIndexSettings()
 
 
 class FusionWeights(_Strict):
@@ -250,6 +272,19 @@ class FacetSettings(_Strict):
     boost_granularities: tuple[Literal["chunk", "document", "facet"], ...] = ("facet",)
 
 
+class SparseTwoPhaseSettings(_Strict):
+    """neural-search's ``neural_sparse_two_phase_processor`` (a search request processor): the query's
+    tokens above ``prune_ratio`` x its largest weight score every document, the rest only rescore the
+    top ``size`` x ``expansion_rate`` hits (at most ``max_window_size``). It rewrites a top-level (or
+    bool should) neural_sparse query on a ``rank_features`` field; OpenSearch refuses it on SEISMIC
+    fields, and leaves a neural_sparse inside a hybrid query untouched."""
+
+    enabled: bool = False
+    prune_ratio: float = Field(0.4, ge=0, le=1)
+    expansion_rate: float = Field(5.0, ge=1.0)
+    max_window_size: int = Field(10_000, ge=50)
+
+
 class SearchSettings(_Strict):
     """The /v1/search behaviour: where it looks, its budgets and defaults."""
 
@@ -268,6 +303,7 @@ class SearchSettings(_Strict):
     section_routing: SectionRoutingSettings = SectionRoutingSettings()
     facets: FacetSettings = FacetSettings()
     cache: QueryCacheSettings = QueryCacheSettings()
+    sparse_two_phase: SparseTwoPhaseSettings = SparseTwoPhaseSettings()
 
 
 class IngestSettings(_Strict):
@@ -352,6 +388,15 @@ class Settings(_Strict):
             problems = sorted({p for key in self.api.keys if (p := tenant_name_problem(key.tenant))})
             if problems:
                 raise ValueError(f"api.keys: {'; '.join(problems)}")
+        return self
+
+    @model_validator(mode="after")
+    def _two_phase_needs_rank_features(self) -> Settings:
+        if self.search.sparse_two_phase.enabled and self.index.sparse.method == "seismic":
+            raise ValueError(
+                "search.sparse_two_phase.enabled: OpenSearch refuses the two-phase processor on a SEISMIC "
+                "sparse_vector field; turn it off or set index.sparse.method: rank_features"
+            )
         return self
 
 

@@ -6,13 +6,14 @@ pipeline call the same models inside OpenSearch; both give the same vectors (tes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from control_plane.ingestion.chunking import Chunk
+from control_plane.query.components import token_id_weights
 
 
 class DenseModel(Protocol):
@@ -29,14 +30,23 @@ def chunk_document(chunk: Chunk) -> dict[str, Any]:
 
 
 class ModelChunkEncoder:
-    """Adds ``embedding`` and ``sparse_terms`` to chunk documents, ``batch_size`` texts per model call."""
+    """Adds ``embedding`` and ``sparse_terms`` to chunk documents, ``batch_size`` texts per model call.
+    ``sparse_token_ids`` (a SEISMIC index, ``index.sparse.method: seismic``): the SPLADE terms are written
+    keyed by their vocabulary ids, which a ``sparse_vector`` field requires, instead of word pieces."""
 
-    def __init__(self, dense: DenseModel, sparse: SparseModel, batch_size: int = 32) -> None:
+    def __init__(
+        self,
+        dense: DenseModel,
+        sparse: SparseModel,
+        batch_size: int = 32,
+        sparse_token_ids: Mapping[str, int] | None = None,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.dense = dense
         self.sparse = sparse
         self.batch_size = batch_size
+        self.sparse_token_ids = sparse_token_ids
 
     def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
         # Encode in length order so each model batch pads to similar lengths, then restore the order.
@@ -50,6 +60,8 @@ class ModelChunkEncoder:
             for i, vector, weights in zip(positions, vectors, terms, strict=True):
                 document = chunk_document(chunks[i])
                 document["embedding"] = [float(x) for x in vector]
+                if self.sparse_token_ids is not None:
+                    weights = token_id_weights(weights, self.sparse_token_ids)
                 document["sparse_terms"] = weights
                 documents[i] = document
         return documents

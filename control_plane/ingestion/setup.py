@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -15,7 +15,7 @@ from control_plane.ingestion.tokens import HuggingFaceTokenCounter
 from control_plane.models.artifacts import verified_artifact
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.manifest import load_manifest
-from control_plane.models.sparse import SparseEncoder
+from control_plane.models.sparse import SparseEncoder, token_id_vocabulary
 from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
 
 R = TypeVar("R")
@@ -64,7 +64,14 @@ def python_encoder(
             model_key(sparse_encoder.model, top_k=sparse_encoder.top_k, min_weight=sparse_encoder.min_weight),
             Path(settings.models.encoding_cache_dir),
         )
-    return ModelChunkEncoder(dense, sparse), counter
+    return ModelChunkEncoder(dense, sparse, sparse_token_ids=_token_ids(settings)), counter
+
+
+def _token_ids(settings: Settings) -> Mapping[str, int] | None:
+    """The sparse model's vocabulary ids when chunk indices hold SEISMIC fields (keyed by id), else None."""
+    if settings.index.sparse.method != "seismic":
+        return None
+    return token_id_vocabulary(settings.models.sparse)
 
 
 def _service_encoder(
@@ -85,7 +92,10 @@ def _service_encoder(
     )
     manifest = load_manifest()
     tokenizer = verified_artifact(manifest, manifest.model(names.dense)).tokenizer
-    return ModelChunkEncoder(dense, sparse), HuggingFaceTokenCounter.from_file(tokenizer)
+    return (
+        ModelChunkEncoder(dense, sparse, sparse_token_ids=_token_ids(settings)),
+        HuggingFaceTokenCounter.from_file(tokenizer),
+    )
 
 
 def _guarded(

@@ -11,7 +11,9 @@ non-zero terms, and the top 128 would hold only 82% of the weight.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
@@ -91,3 +93,15 @@ class SparseEncoder(ModelEncoder):
             top_terms(row, self._tokens, self._keep, top_k=self.top_k, min_weight=self.min_weight)
             for row in self.weights(texts)
         ]
+
+
+@lru_cache(maxsize=4)
+def token_id_vocabulary(model_name: str) -> Mapping[str, int]:
+    """``{word piece: id}`` of the sparse model's tokenizer (digest-checked): the keys a SEISMIC
+    ``sparse_vector`` field holds and is queried with instead of the word pieces."""
+    from control_plane.models.artifacts import verified_artifact
+    from control_plane.models.manifest import load_manifest
+
+    manifest = load_manifest()
+    tokenizer_path = verified_artifact(manifest, manifest.model(model_name), None).tokenizer
+    return MappingProxyType(Tokenizer.from_file(str(tokenizer_path)).get_vocab(with_added_tokens=True))

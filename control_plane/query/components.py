@@ -6,6 +6,7 @@ Hybrid sub-query order is fixed (bm25, splade, dense) because the pipelines' wei
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 COMPONENT_ORDER: tuple[str, ...] = ("bm25", "splade", "dense")
@@ -38,12 +39,35 @@ def bm25_clause(text: str, boosts: Mapping[str, float] = BM25_FIELD_BOOSTS) -> d
     return {"multi_match": {"query": text, "fields": fields, "type": "best_fields"}}
 
 
-def sparse_text_clause(text: str, model_id: str | None = None) -> dict[str, Any]:
-    """neural_sparse by query text: ml-commons encodes it with ``model_id`` (default: the pipeline's)."""
+@dataclass(frozen=True)
+class SparseAnn:
+    """The query-time parameters of a SEISMIC (``sparse_vector``) search: the ``top_n`` heaviest query
+    tokens choose the posting lists visited, ``heap_factor`` how eagerly clusters are skipped, ``k`` how
+    many documents each shard returns (the component's candidate depth: SEISMIC's default is 10)."""
+
+    top_n: int
+    heap_factor: float
+    k: int
+
+    def method_parameters(self) -> dict[str, Any]:
+        return {"top_n": self.top_n, "heap_factor": self.heap_factor, "k": self.k}
+
+
+def _neural_sparse(query: dict[str, Any], ann: SparseAnn | None) -> dict[str, Any]:
+    if ann is not None:
+        query["method_parameters"] = ann.method_parameters()
+    return {"neural_sparse": {SPARSE_FIELD: query}}
+
+
+def sparse_text_clause(
+    text: str, model_id: str | None = None, ann: SparseAnn | None = None
+) -> dict[str, Any]:
+    """neural_sparse by query text: ml-commons encodes it with ``model_id`` (default: the pipeline's).
+    ``ann``: the field is SEISMIC (neural-search then asks the model for token ids itself)."""
     query: dict[str, Any] = {"query_text": text}
     if model_id is not None:
         query["model_id"] = model_id
-    return {"neural_sparse": {SPARSE_FIELD: query}}
+    return _neural_sparse(query, ann)
 
 
 def dense_text_clause(text: str, k: int, model_id: str | None = None) -> dict[str, Any]:
@@ -54,9 +78,16 @@ def dense_text_clause(text: str, k: int, model_id: str | None = None) -> dict[st
     return {"neural": {DENSE_FIELD: query}}
 
 
-def sparse_tokens_clause(query_tokens: Mapping[str, float]) -> dict[str, Any]:
-    """neural_sparse with pre-encoded query term weights (no model needed)."""
-    return {"neural_sparse": {SPARSE_FIELD: {"query_tokens": dict(query_tokens)}}}
+def sparse_tokens_clause(query_tokens: Mapping[str, float], ann: SparseAnn | None = None) -> dict[str, Any]:
+    """neural_sparse with pre-encoded query term weights (no model needed). On a SEISMIC field
+    (``ann`` given) the keys must be token ids (``token_id_weights``), as the documents' are."""
+    return _neural_sparse({"query_tokens": dict(query_tokens)}, ann)
+
+
+def token_id_weights(tokens: Mapping[str, float], vocabulary: Mapping[str, int]) -> dict[str, float]:
+    """Word-piece weights keyed by their vocabulary ids (as strings), what a SEISMIC ``sparse_vector``
+    holds and is queried with. A token outside the vocabulary has no id and is left out."""
+    return {str(vocabulary[token]): weight for token, weight in tokens.items() if token in vocabulary}
 
 
 def dense_vector_clause(vector: Sequence[float], k: int, ef_search: int | None = None) -> dict[str, Any]:

@@ -21,13 +21,15 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from control_plane.config.settings import Settings
+from control_plane.config.settings import Settings, SparseTwoPhaseSettings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.resources.render import flatten, render
+from control_plane.resources.sparse import embedding_field, sparse_field, sparse_index_settings
 
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
 ENCODER_ROLES = ("dense", "sparse")
+TWO_PHASE_PROCESSOR = "neural_sparse_two_phase_processor"
 
 
 class ResourceKind(StrEnum):
@@ -68,6 +70,9 @@ def render_params(settings: Settings, model_ids: Mapping[str, str] | None = None
     params = flatten(settings.model_dump(mode="json"))
     params["fusion.weights_in_order"] = settings.fusion.weights.in_order()
     params["resources.version"] = project_version()
+    params["index.sparse.field"] = sparse_field(settings.index.sparse)
+    params["index.sparse.index_settings"] = sparse_index_settings(settings.index.sparse)
+    params["index.sparse.embedding_field"] = embedding_field(settings.index.sparse, params)
     params.update({f"models.{role}.id": model_id for role, model_id in (model_ids or {}).items()})
     return params
 
@@ -89,6 +94,7 @@ def load_resources(
             if kind is not ResourceKind.SEARCH_PIPELINE:
                 resources.append(Resource(kind, path.stem, body))
                 continue
+            body = with_sparse_two_phase(body, settings.search.sparse_two_phase)
             if has_encoders:
                 body = with_query_model_defaults(
                     body, ids.get("dense_query", ids["dense"]), ids.get("sparse_query", ids["sparse"])
@@ -98,6 +104,34 @@ def load_resources(
             if "rerank" in ids:
                 resources.append(Resource(kind, path.stem + RERANK_SUFFIX, with_rerank(body, ids["rerank"])))
     return resources
+
+
+def sparse_two_phase_processor(two_phase: SparseTwoPhaseSettings) -> dict[str, Any]:
+    """neural-search's two-phase request processor with the configured parameters."""
+    return {
+        TWO_PHASE_PROCESSOR: {
+            "enabled": two_phase.enabled,
+            "two_phase_parameter": {
+                "prune_ratio": two_phase.prune_ratio,
+                "expansion_rate": two_phase.expansion_rate,
+                "max_window_size": two_phase.max_window_size,
+            },
+        }
+    }
+
+
+def with_sparse_two_phase(pipeline: dict[str, Any], two_phase: SparseTwoPhaseSettings) -> dict[str, Any]:
+    """The pipeline with the two-phase processor appended to its request processors when enabled
+    (unchanged otherwise). It acts on a top-level or bool-should neural_sparse query over rank_features;
+    OpenSearch 3.6 leaves a neural_sparse inside a hybrid query as it is."""
+    if not two_phase.enabled:
+        return pipeline
+    pruned = copy.deepcopy(pipeline)
+    pruned["request_processors"] = [
+        *pruned.get("request_processors", []),
+        sparse_two_phase_processor(two_phase),
+    ]
+    return pruned
 
 
 def with_query_model_defaults(pipeline: dict[str, Any], dense_id: str, sparse_id: str) -> dict[str, Any]:

@@ -3,6 +3,10 @@
 A string value that is exactly ``"{{ name }}"`` becomes the parameter's value with its own type (so a
 dimension stays an integer and a weight list stays a list); a placeholder inside a longer string is
 replaced by its text. Unknown placeholders are errors, so a typo cannot reach the cluster.
+
+A key ``"<<"`` merges its rendered value (a mapping, possibly empty) into the object that holds it, so a
+setting can add keys or leave them out entirely (e.g. ``index.sparse``, which only a SEISMIC index
+carries: a node without neural-search refuses the setting even when false).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from control_plane.errors import BiohybridError
 
+MERGE_KEY = "<<"
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.]+)\s*\}\}")
 
 
@@ -23,7 +28,16 @@ class RenderError(BiohybridError, ValueError):
 def render(template: Any, params: Mapping[str, Any], source: str = "<template>") -> Any:
     """Return a copy of ``template`` with every placeholder replaced from ``params``."""
     if isinstance(template, dict):
-        return {key: render(value, params, source) for key, value in template.items()}
+        rendered = {key: render(value, params, source) for key, value in template.items() if key != MERGE_KEY}
+        if MERGE_KEY in template:
+            extra = render(template[MERGE_KEY], params, source)
+            if not isinstance(extra, Mapping):
+                raise RenderError(f"{source}: '{MERGE_KEY}' must render to a mapping, got {extra!r}")
+            clash = sorted(set(extra) & set(rendered))
+            if clash:
+                raise RenderError(f"{source}: '{MERGE_KEY}' would overwrite {', '.join(clash)}")
+            rendered.update(extra)
+        return rendered
     if isinstance(template, list):
         return [render(item, params, source) for item in template]
     if isinstance(template, str):

@@ -23,12 +23,18 @@ from control_plane.query.components import (
     DENSE_FIELD,
     SPARSE_FIELD,
     VECTOR_FIELDS,
+    SparseAnn,
     bm25_clause,
     dense_vector_clause,
     sparse_text_clause,
     sparse_tokens_clause,
 )
-from control_plane.resources.catalog import render_params, with_rerank, with_score_explanation
+from control_plane.resources.catalog import (
+    render_params,
+    with_rerank,
+    with_score_explanation,
+    with_sparse_two_phase,
+)
 from control_plane.resources.render import render
 from control_plane.search.facet_boost import facets_only_filter
 from control_plane.search.odata.clauses import filter_clause
@@ -103,19 +109,25 @@ def component_clauses(
     knn_filter: dict[str, Any] | None = None,
     ef_search: int | None = None,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
+    sparse_ann: SparseAnn | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each component's clause, named after the component so OpenSearch reports its score per hit
     (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
     (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
     hybrid query OpenSearch 3.6 drops a `_name` set on the knn query. ``bm25_fields``: the BM25 field
-    weights (facet_json raised for a clinical intent, control_plane/search/facet_boost.py)."""
+    weights (facet_json raised for a clinical intent, control_plane/search/facet_boost.py).
+    ``sparse_ann``: the SPLADE field is SEISMIC (its query-time parameters; query tokens are then ids)."""
     clauses: dict[str, dict[str, Any]] = {}
     for name in components:
         if name == "bm25":
             clause = bm25_clause(text, bm25_fields)
             clause["multi_match"]["_name"] = "bm25"
         elif name == "splade":
-            clause = _sparse_clause(text, encodings)
+            clause = _sparse_clause(text, encodings, sparse_ann)
+            if sparse_ann is not None and knn_filter is not None:
+                # SEISMIC keeps its k best among the filtered chunks (as the k-NN clause does), not
+                # k from the whole index cut by the hybrid filter afterwards.
+                clause["neural_sparse"][SPARSE_FIELD]["method_parameters"]["filter"] = knn_filter
             clause["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
         elif name == "dense":
             if encodings.dense_vector is None:
@@ -131,14 +143,22 @@ def component_clauses(
     return clauses
 
 
-def _sparse_clause(text: str, encodings: QueryEncodings) -> dict[str, Any]:
+def _sparse_clause(text: str, encodings: QueryEncodings, ann: SparseAnn | None) -> dict[str, Any]:
     """Pre-encoded term weights, else the text for a doc-only tokenizer model (the clause builders of
     control_plane/query/components.py, shared with the direct-query path)."""
     if encodings.sparse_tokens is not None:
-        return sparse_tokens_clause(encodings.sparse_tokens)
+        return sparse_tokens_clause(encodings.sparse_tokens, ann)
     if encodings.sparse_model_id is not None:
-        return sparse_text_clause(text, encodings.sparse_model_id)
+        return sparse_text_clause(text, encodings.sparse_model_id, ann)
     raise ValueError("the splade component needs query tokens or a doc-only tokenizer model id")
+
+
+def sparse_ann(settings: Settings, depth: int) -> SparseAnn | None:
+    """The SEISMIC query parameters when the SPLADE field is SEISMIC (k: the candidate depth), else None."""
+    sparse = settings.index.sparse
+    if sparse.method != "seismic":
+        return None
+    return SparseAnn(top_n=sparse.top_n, heap_factor=sparse.heap_factor, k=depth)
 
 
 def filter_clauses(tenant_id: str, filters: Filters, facets_only: bool = False) -> list[dict[str, Any]]:
@@ -194,6 +214,7 @@ def inline_pipeline(
     params["fusion.rrf.rank_constant"] = rank_constant
     path = RESOURCES_DIR / "search_pipelines" / PIPELINE_FILES[fusion_method]
     pipeline: dict[str, Any] = render(_pipeline_template(path), params, str(path))
+    pipeline = with_sparse_two_phase(pipeline, settings.search.sparse_two_phase)
     if explain:
         pipeline = with_score_explanation(pipeline)
     if rerank_model_id is not None:
@@ -234,6 +255,7 @@ def build_request(
         knn_filter=filters,
         ef_search=settings.index.knn.ef_search,
         bm25_fields=bm25_fields,
+        sparse_ann=sparse_ann(settings, depth),
     )
     queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
     top_n = rerank_top_n or settings.models.rerank_top_n

@@ -24,6 +24,8 @@ from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
+from control_plane.models.sparse import token_id_vocabulary
+from control_plane.query.components import token_id_weights
 from control_plane.search.boosting import IntentPlan, plan_intents
 from control_plane.search.degradation import (
     RerankChoice,
@@ -225,7 +227,9 @@ class SearchService:
         doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
         doc_only_id = self.model_ids.current().get("sparse_query") if doc_only else None
         encoders: dict[str, tuple[str, Callable[[str, float], Encoding]]] = {}
-        if "dense" in spec.components:
+        # a SEISMIC chunk index cannot be a k-NN index (one plugin codec per index): no dense to search
+        no_knn = self.settings.index.sparse.method == "seismic"
+        if "dense" in spec.components and not no_knn:
             encoders["dense"] = (self.inference.dense_model, self.inference.dense)
         if "splade" in spec.components and not doc_only:
             encoders["splade"] = (self.inference.sparse_model, self.inference.sparse)
@@ -248,11 +252,17 @@ class SearchService:
             log.warning("component dropped", extra={"component": failure.component, "reason": failure.detail})
         if doc_only and not doc_only_id:
             errors.append("splade_unavailable")
+        if no_knn and "dense" in spec.components:
+            errors.append("dense_not_indexed")
         usable = usable_components(spec.components, vectors, doc_only_sparse_id=doc_only_id)
         dense, sparse = vectors.get("dense"), vectors.get("splade")
+        sparse_tokens = sparse if isinstance(sparse, dict) else None
+        if sparse_tokens is not None and self.settings.index.sparse.method == "seismic":
+            # a SEISMIC field is keyed by token ids (doc-only text: neural-search asks the model for ids)
+            sparse_tokens = token_id_weights(sparse_tokens, token_id_vocabulary(self.settings.models.sparse))
         encodings = QueryEncodings(
             dense_vector=dense if isinstance(dense, list) else None,
-            sparse_tokens=sparse if isinstance(sparse, dict) else None,
+            sparse_tokens=sparse_tokens,
             sparse_model_id=doc_only_id,
         )
         encode_ms = {name: round(value[1] * 1000, 2) for name, value in results.items()}

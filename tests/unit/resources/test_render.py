@@ -25,3 +25,16 @@ def test_template_is_not_mutated() -> None:
 
 def test_flatten_uses_dotted_keys() -> None:
     assert flatten({"a": {"b": 1, "c": {"d": "x"}}, "e": [1]}) == {"a.b": 1, "a.c.d": "x", "e": [1]}
+
+
+def test_merge_key_adds_the_keys_of_a_mapping_or_nothing() -> None:
+    template = {"index": {"<<": "{{ extra }}", "knn": True}}
+    assert render(template, {"extra": {"sparse": True}}) == {"index": {"knn": True, "sparse": True}}
+    assert render(template, {"extra": {}}) == {"index": {"knn": True}}
+
+
+def test_merge_key_must_be_a_mapping_and_must_not_overwrite() -> None:
+    with pytest.raises(RenderError, match="mapping"):
+        render({"<<": "{{ extra }}"}, {"extra": [1]})
+    with pytest.raises(RenderError, match="overwrite knn"):
+        render({"<<": "{{ extra }}", "knn": True}, {"extra": {"knn": False}})

@@ -118,3 +118,31 @@ def test_an_unresolved_candidate_depth_is_an_error() -> None:
             weights={"bm25": 1.0},
             encodings=ENCODINGS,
         )
+
+
+def test_a_seismic_index_gets_method_parameters_with_the_depth_and_the_filters() -> None:
+    settings = Settings.model_validate(
+        {"index": {"sparse": {"method": "seismic", "top_n": 8, "heap_factor": 0.9}}}
+    )
+    spec = SearchSpec(query="statin", components=("splade",), candidate_depth=50)
+    encodings = QueryEncodings(sparse_tokens={"2424": 1.5})
+    body = build_request(
+        spec,
+        settings,
+        tenant_id="t1",
+        index="chunks-*",
+        components=("splade",),
+        weights=WEIGHTS,
+        encodings=encodings,
+    ).body
+    sparse = body["query"]["hybrid"]["queries"][0]["neural_sparse"]["sparse_terms"]
+    assert sparse == {
+        "query_tokens": {"2424": 1.5},
+        "method_parameters": {
+            "top_n": 8,
+            "heap_factor": 0.9,
+            "k": 50,
+            "filter": {"bool": {"filter": [{"term": {"tenant_id": "t1"}}]}},
+        },
+        "_name": "splade",
+    }

@@ -106,3 +106,17 @@ def test_the_plan_fills_the_configured_depth_and_is_frozen(
     assert plan.spec.candidate_depth == settings.search.candidate_depth
     with pytest.raises(AttributeError):
         plan.components = ("dense",)  # type: ignore[misc]
+
+
+def test_a_seismic_chunk_index_has_no_dense_component_to_search(settings: Settings) -> None:
+    # OpenSearch 3.6: one plugin codec per index, so a SEISMIC chunk index holds no k-NN field
+    seismic = settings.model_copy(
+        update={
+            "index": settings.index.model_copy(
+                update={"sparse": settings.index.sparse.model_copy(update={"method": "seismic"})}
+            )
+        }
+    )
+    plan = _service(seismic).plan(_spec(components=["bm25", "dense"]), tenant_id="t1")
+    assert plan.components == ("bm25",)
+    assert list(plan.component_errors) == ["dense_not_indexed"]  # not encoded at all, so no dense_unavailable

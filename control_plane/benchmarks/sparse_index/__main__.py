@@ -1,0 +1,3 @@
+from control_plane.benchmarks.sparse_index.cli import main
+
+raise SystemExit(main())

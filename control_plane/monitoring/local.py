@@ -5,13 +5,7 @@ takes ops/prometheus/rules.yml into its own configuration."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import subprocess
-import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -21,14 +15,16 @@ from typing import Any, Final
 
 import yaml
 
+from control_plane import background
 from control_plane.errors import UnavailableError
 from control_plane.monitoring.tool import PrometheusTool
 
 _READY_TIMEOUT_S: Final = 60.0
+_NAME: Final = "prometheus"
 
 
-class PrometheusStartError(UnavailableError):
-    """The local Prometheus did not become ready (the message carries its log's tail)."""
+class PrometheusApiError(UnavailableError):
+    """Prometheus' HTTP API answered with an error status (the message carries its error)."""
 
 
 def render_config(
@@ -72,7 +68,7 @@ class LocalPrometheus:
         with urllib.request.urlopen(self.url + path, timeout=10) as answer:
             body = json.loads(answer.read())
         if body.get("status") != "success":
-            raise PrometheusStartError(f"{path}: {body.get('error', body)}")
+            raise PrometheusApiError(f"{path}: {body.get('error', body)}")
         return body["data"]
 
 
@@ -84,57 +80,25 @@ def start_prometheus(
     state_dir.mkdir(parents=True, exist_ok=True)
     config_file = state_dir / "prometheus.yml"
     config_file.write_text(yaml.safe_dump(dict(config), sort_keys=False), encoding="utf-8")
-    log_file = state_dir / "prometheus.log"
-    with log_file.open("ab") as log:
-        process = subprocess.Popen(
-            [
-                str(tool.prometheus),
-                f"--config.file={config_file}",
-                f"--storage.tsdb.path={state_dir / 'data'}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                "--web.enable-lifecycle",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    (state_dir / "prometheus.pid").write_text(str(process.pid), encoding="utf-8")
+    command = [
+        str(tool.prometheus),
+        f"--config.file={config_file}",
+        f"--storage.tsdb.path={state_dir / 'data'}",
+        f"--web.listen-address=127.0.0.1:{port}",
+        "--web.enable-lifecycle",
+    ]
+    process = background.spawn(command, state_dir, _NAME)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + _READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(f"{url}/-/ready", timeout=2) as answer:
-                if answer.status == 200:
-                    return LocalPrometheus(url, state_dir, process.pid)
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.3)
-    stop_prometheus(state_dir)
-    tail = log_file.read_text(encoding="utf-8", errors="replace")[-1500:]
-    raise PrometheusStartError(f"Prometheus did not become ready on {url}; its log ends:\n{tail}")
+    try:
+        background.wait_ready(
+            url, process, state_dir, _READY_TIMEOUT_S, name=_NAME, path="/-/ready", what="Prometheus"
+        )
+    except background.ServiceStartError:
+        stop_prometheus(state_dir)
+        raise
+    return LocalPrometheus(url, state_dir, process.pid)
 
 
-def stop_prometheus(state_dir: Path, timeout_s: float = 15.0) -> bool:
+def stop_prometheus(state_dir: Path) -> bool:
     """Stop the server whose pid file is in ``state_dir``; False when none ran."""
-    pid_file = state_dir / "prometheus.pid"
-    try:
-        pid = int(pid_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    pid_file.unlink(missing_ok=True)
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reap it when it is this process's child
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.2)
-    os.kill(pid, signal.SIGKILL)
-    return True
+    return background.stop(state_dir, _NAME)

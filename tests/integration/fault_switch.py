@@ -7,7 +7,7 @@ import json
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,13 +33,20 @@ def faulty_service(timeout_s: float = 120.0) -> Iterator[str]:
             stop_service(Path(state))
 
 
-def call(url: str, method: str, body: Any = None) -> tuple[int, Any]:
+def call(
+    url: str,
+    method: str,
+    body: Any = None,
+    headers: Mapping[str, str] | None = None,
+    timeout_s: float = 10,
+) -> tuple[int, Any]:
+    """A JSON request over real HTTP: its status and decoded answer (error answers included)."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(
-        url, data=data, headers={"Content-Type": "application/json"}, method=method
+        url, data=data, headers={"Content-Type": "application/json", **(headers or {})}, method=method
     )
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read())

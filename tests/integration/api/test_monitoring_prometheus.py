@@ -7,7 +7,6 @@ pending (or firing)."""
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
@@ -20,7 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 from integration.api.stack import ApiStack, headers, secret
-from integration.fault_switch import arm, faulty_service
+from integration.fault_switch import arm, call, faulty_service
 from integration.service import free_port
 from opensearchpy import OpenSearch
 from prometheus_client.parser import text_string_to_metric_families
@@ -92,17 +91,8 @@ def monitored(stack: ApiStack, client: OpenSearch, tmp_path_factory: pytest.Temp
 
 
 def _call(url: str, key: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        url,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={**headers(key), "Content-Type": "application/json"},
-        method="GET" if body is None else "POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
+    """The API over HTTP with ``key``'s credentials: POST with a body, else GET."""
+    return call(url, "GET" if body is None else "POST", body, headers=headers(key), timeout_s=120)
 
 
 def _eventually(probe: Callable[[], T | None], timeout_s: float, what: str) -> T:

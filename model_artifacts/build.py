@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from control_plane.checksums import sha256_file
 from control_plane.datasets_root import datasets_root
 from control_plane.logs import configure_logging
-from control_plane.models.artifacts import ArtifactFiles, sha256_file
+from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec, load_manifest

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from control_plane.models.artifacts import sha256_file
+from control_plane.checksums import sha256_file
 
 
 def file_digests(folder: Path) -> dict[str, dict[str, Any]]:

@@ -6,17 +6,16 @@ the file and the command that rebuilds it, instead of silently producing differe
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from control_plane.checksums import sha256_file
 from control_plane.errors import BiohybridError
 from control_plane.models.manifest import Manifest, ModelSpec
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 REQUIRED_FILES = (MODEL_FILE, TOKENIZER_FILE)
-_CHUNK = 1 << 20
 
 
 class ArtifactError(BiohybridError, RuntimeError):
@@ -32,14 +31,6 @@ class ArtifactFiles:
     folder: Path
     model: Path
     tokenizer: Path
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None = None) -> ArtifactFiles:

@@ -6,7 +6,6 @@ call finds it there and downloads nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from control_plane.checksums import sha256_file
 from control_plane.errors import BiohybridError
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.monitoring.assets import package_pin
@@ -44,14 +44,6 @@ class PrometheusTool:
         return self.root / "usr" / "bin" / "promtool"
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch_prometheus(tools_dir: Path = TOOLS_DIR, pin: dict[str, Any] | None = None) -> PrometheusTool:
     """The unpacked, verified tool (fetched on first use)."""
     pin = pin or package_pin()
@@ -65,7 +57,7 @@ def fetch_prometheus(tools_dir: Path = TOOLS_DIR, pin: dict[str, Any] | None = N
     tools_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tools_dir) as scratch:
         deb = _download(pin, Path(scratch))
-        actual = sha256_of(deb)
+        actual = sha256_file(deb)
         if actual != pin["sha256"]:
             raise PrometheusFetchError(
                 f"{deb.name}: sha256 {actual} does not match the pin {pin['sha256']} "

@@ -35,7 +35,8 @@ import numpy as np
 import numpy.typing as npt
 import yaml
 
-from control_plane.models.artifacts import ArtifactFiles, sha256_file
+from control_plane.checksums import sha256_file
+from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, ModelSpec, Source, load_manifest

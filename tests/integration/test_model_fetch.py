@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from control_plane.models.artifacts import sha256_file
+from control_plane.checksums import sha256_file
 from control_plane.models.fetch import FetchError, fetch_model
 from control_plane.models.manifest import DEFAULT_MANIFEST, load_manifest
 

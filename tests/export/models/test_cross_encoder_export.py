@@ -25,7 +25,7 @@ from cross_encoder_pairs import (
     pair_tokenizer,
 )
 
-from control_plane.models.artifacts import sha256_file
+from control_plane.checksums import sha256_file
 from control_plane.models.cross_encoder import CrossEncoderScorer, encode_pairs
 from control_plane.models.manifest import load_manifest
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from control_plane.checksums import sha256_file
 from control_plane.locations import REPOSITORY_ROOT
-from control_plane.models.artifacts import ArtifactError, sha256_file, verified_artifact
+from control_plane.models.artifacts import ArtifactError, verified_artifact
 from control_plane.models.loading import load_model
 from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
 

@@ -124,7 +124,6 @@ class PreparedBatch:
     documents: list[dict[str, Any]]
     to_delete: list[str]
     unchanged: int
-    chunks: int
 
 
 def prepare_batch(
@@ -133,7 +132,7 @@ def prepare_batch(
     """Read the stored hashes of the batch's documents and encode only what is new or changed."""
     plan = plan_changes(stored_hashes(client, index, (c.doc_id for c in chunks)), chunks)
     documents = encode(plan.to_write) if plan.to_write else []
-    return PreparedBatch(index, documents, plan.to_delete, len(plan.unchanged), len(chunks))
+    return PreparedBatch(index, documents, plan.to_delete, len(plan.unchanged))
 
 
 def write_batch(

@@ -87,7 +87,7 @@ def test_ingest_keeps_the_most_complete_form(
 
     def prepare_batch(client: Any, index: str, chunks: Sequence[Chunk], encode: Any) -> PreparedBatch:
         written.extend(chunks)
-        return PreparedBatch(index, [c.to_dict() for c in chunks], [], 0, len(chunks))
+        return PreparedBatch(index, [c.to_dict() for c in chunks], [], 0)
 
     def write_batch(client: Any, prepared: PreparedBatch, **_: Any) -> BatchResult:
         return BatchResult(written=len(prepared.documents))

@@ -8,6 +8,7 @@ import json
 from control_plane.cli.common import EXIT_DRIFT, Subcommands
 from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources, current_resources, verify_resources
+from control_plane.cluster.mappings import MappingAction, chunk_mappings, update_index_mappings
 from control_plane.cluster.status import read_status
 from control_plane.config.settings import Settings
 
@@ -17,9 +18,17 @@ def add_parsers(commands: Subcommands) -> None:
         "apply",
         help="install or update templates and pipelines (idempotent)",
         description="Render index_templates/ and search_pipelines/ from the settings and install each "
-        "one whose cluster copy differs. Running it twice changes nothing the second time.",
+        "one whose cluster copy differs. Running it twice changes nothing the second time. A template "
+        "applies to indices created after it; --mappings also adds to every existing chunk index the "
+        "fields of the chunk mapping it lacks (after an upgrade that added a field, which a strict "
+        "mapping would otherwise refuse).",
     )
     apply.add_argument("--json", action="store_true", help="print the result as JSON")
+    apply.add_argument(
+        "--mappings",
+        action="store_true",
+        help="also add new chunk-mapping fields to existing <prefix>-* indices (exit 1 if one refuses)",
+    )
     apply.set_defaults(handler=_apply)
     verify = commands.add_parser(
         "verify",
@@ -40,13 +49,35 @@ def add_parsers(commands: Subcommands) -> None:
 
 def _apply(settings: Settings, args: argparse.Namespace) -> int:
     client = make_client(settings.opensearch)
-    results = apply_resources(client, settings, current_resources(client, settings))
+    resources = current_resources(client, settings)
+    results = apply_resources(client, settings, resources)
+    updates = (
+        update_index_mappings(client, f"{settings.index.prefix}-*", chunk_mappings(resources))
+        if args.mappings
+        else []
+    )
     if args.json:
-        print(json.dumps([{"resource": r.label, "action": r.action.value} for r in results], indent=2))
+        rows: list[dict[str, object]] = [{"resource": r.label, "action": r.action.value} for r in results]
+        rows += [
+            {
+                "resource": f"index/{u.index}",
+                "action": u.action.value,
+                "added": list(u.added),
+                "error": u.error,
+            }
+            for u in updates
+        ]
+        print(json.dumps(rows, indent=2))
     else:
         for r in results:
             print(f"{r.action.value:>9}  {r.label}")
-    return 0
+        for u in updates:
+            detail = f" (+{', '.join(u.added)})" if u.added else ""
+            print(f"{u.action.value:>9}  index/{u.index}{detail}" + (f": {u.error}" if u.error else ""))
+    refused = [u.index for u in updates if u.action is MappingAction.REFUSED]
+    if refused and not args.json:
+        print(f"{len(refused)} index(es) kept their mapping: re-index them into a new index to take it")
+    return 1 if refused else 0
 
 
 def _verify(settings: Settings, args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from opensearchpy import OpenSearch
 
 SESSION_TAG = f"t{os.getpid()}"
 # (a sparse-index benchmark variant of a session's chunk index is sparsebench-<method>-chunks-t<pid>-...)
-_SESSION_INDEX = re.compile(r"^(?:sparsebench-[a-z_]+-)?(?:chunks|eval-runs|jobs)-t(\d+)-")
+_SESSION_INDEX = re.compile(r"^(?:sparsebench-[a-z_]+-)?(?:chunks|eval-runs|jobs|legacy)-t(\d+)-")
 # Names the suite used before it named indices by session (left behind by killed runs).
 LEGACY_PATTERNS = (
     "chunks-apitest-*",

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 from control_plane.errors import BiohybridError
@@ -32,12 +33,18 @@ def is_ready(url: str, path: str = "/ready") -> bool:
         return False
 
 
-def spawn(command: list[str], state_dir: Path, name: str = "service") -> subprocess.Popen[bytes]:
+def spawn(
+    command: list[str], state_dir: Path, name: str = "service", env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """Run ``command`` in its own session, output appended to ``state_dir/<name>.log``, its pid in
-    ``state_dir/<name>.pid`` (what :func:`stop` reads)."""
+    ``state_dir/<name>.pid`` (what :func:`stop` reads). ``env`` is added to this process's environment
+    (a settings override such as ``BIOHYBRID__SEARCH__INDEX_PATTERN``)."""
     state_dir.mkdir(parents=True, exist_ok=True)
+    environment = {**os.environ, **env} if env else None
     with (state_dir / f"{name}.log").open("ab") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=environment
+        )
     (state_dir / f"{name}.pid").write_text(str(process.pid))
     return process
 

@@ -48,7 +48,7 @@ def render_report(run: IngestRun, header: Header) -> str:
         f"- documents {summary.documents:,}, chunks {summary.chunks:,}, parse errors {summary.parse_errors}, "
         f"index failures {summary.index_failures}, duplicates skipped {summary.duplicates}",
         f"- **end to end: {summary.chunks_per_s:.1f} chunks/s** ({summary.seconds:.1f} s)",
-        f"- pure encoding of the same {run.encode_only.chunks:,} chunks, same models, just before: "
+        f"- pure encoding of {_encoded(run)}, same models, just before: "
         f"{run.encode_only.chunks_per_s:.1f} chunks/s ({run.encode_only.seconds:.1f} s)",
         f"- **end to end / pure encoding: {run.ratio:.2f}** (target >= 0.90: {target})",
         "",
@@ -60,4 +60,13 @@ def render_report(run: IngestRun, header: Header) -> str:
         "One run on a shared machine: read the split, not the third digit.",
         "",
     ]
+    if run.kept_index:
+        lines[-1:-1] = [f"The index was kept as `{run.kept_index}`.", ""]
     return "\n".join(lines)
+
+
+def _encoded(run: IngestRun) -> str:
+    done = run.encode_only
+    if not done.sampled:
+        return f"the same {done.chunks:,} chunks"
+    return f"an evenly spread sample of the same chunks ({done.chunks:,} of {done.of_chunks:,})"

@@ -116,6 +116,23 @@ def _names(text: str) -> list[str]:
 
 
 def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    run = measure(args, argv)
+    write_outputs(run, args.out, args.samples)
+    for row in latency_rows(run):
+        print(
+            f"{row[0]:<12} {row[1]:<22} P50 {row[3]:>7} P95 {row[4]:>7} P99 {row[5]:>7} ms  "
+            f"errors {row[8]} degraded {row[9]}"
+        )
+    print(f"report written to {args.out} (plot {args.out.with_suffix('.png')})")
+    if run.stopped:
+        print(f"error: the run stopped early: {run.stopped}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
+    """Check the stack, then time the warm-up and the measured queries: the whole run, not yet written.
+    ``args`` are this parser's (search_scale builds them per size step); ``argv`` goes in the report."""
     settings = load_settings()
     try:
         configurations = load_evaluation_settings().resolve(_names(args.configurations))
@@ -161,7 +178,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise SetupError(f"warm-up stopped: {stopped}")
     samples, loads, stopped = run_queries(ep, configurations, paths, measured, "search latency", progress)
     load_after = os.getloadavg()[0]
-    run = RunRecord(
+    return RunRecord(
         command=f"python -m control_plane.benchmarks.search_latency {shlex.join(argv)}",
         started=started,
         seconds=time.monotonic() - clock,
@@ -186,21 +203,15 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         api_keep_alive=api_keep_alive,
         stopped=stopped,
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render_report(run), encoding="utf-8")
-    plot_ecdf(run, args.out.with_suffix(".png"))
-    if args.samples:
-        write_samples(samples, args.samples)
-    for row in latency_rows(run):
-        print(
-            f"{row[0]:<12} {row[1]:<22} P50 {row[3]:>7} P95 {row[4]:>7} P99 {row[5]:>7} ms  "
-            f"errors {row[8]} degraded {row[9]}"
-        )
-    print(f"report written to {args.out} (plot {args.out.with_suffix('.png')})")
-    if stopped:
-        print(f"error: the run stopped early: {stopped}", file=sys.stderr)
-        return 3
-    return 0
+
+
+def write_outputs(run: RunRecord, out: Path, samples: Path | None = None) -> None:
+    """The markdown report, the ECDF beside it (same name, .png) and, when asked, every sample as CSV."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_report(run), encoding="utf-8")
+    plot_ecdf(run, out.with_suffix(".png"))
+    if samples:
+        write_samples(run.samples, samples)
 
 
 def write_samples(samples: Sequence[Sample], path: Path) -> None:

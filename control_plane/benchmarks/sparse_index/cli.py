@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from control_plane.benchmarks.sparse_index.measure import (
     run_queries,
     two_phase_changes_hybrid,
 )
-from control_plane.benchmarks.sparse_index.render import render_plot
+from control_plane.benchmarks.sparse_index.render import plotted, render_plot
 from control_plane.benchmarks.sparse_index.report import Header, render_report
 from control_plane.benchmarks.sparse_index.variants import build_variant, doc_only_model, method_settings
 from control_plane.cluster.client import make_client, opensearch_session
@@ -37,6 +39,28 @@ BENCH_APPROXIMATE_THRESHOLD = 1000
 HYBRID_CHECK_QUERIES = 20  # queries on which the two-phase processor is tried inside a hybrid query
 
 
+@dataclass(frozen=True)
+class SplitPlan:
+    """One split to run: the test set whose queries are sent, the chunk index they go to, and whether
+    the test set's judgments are about that index (False for ``--unjudged``: latency and overlap only)."""
+
+    test_set_id: str
+    index: str
+    judged: bool
+
+
+def planned_splits(
+    split: Sequence[tuple[str, str]] | None, unjudged: Sequence[tuple[str, str]] | None
+) -> list[SplitPlan]:
+    """``--split`` then ``--unjudged``, in the order given; the default splits only when neither is given
+    (an ``--unjudged`` run alone should not pay for the small judged ones too)."""
+    if not split and not unjudged:
+        split = DEFAULT_SPLITS
+    return [SplitPlan(t, i, judged=True) for t, i in split or ()] + [
+        SplitPlan(t, i, judged=False) for t, i in unjudged or ()
+    ]
+
+
 def _arguments(argv: list[str] | None, settings: Settings) -> argparse.Namespace:
     sparse, two = settings.index.sparse, settings.search.sparse_two_phase
     parser = argparse.ArgumentParser(
@@ -45,12 +69,24 @@ def _arguments(argv: list[str] | None, settings: Settings) -> argparse.Namespace
     parser.add_argument(
         "--split",
         type=non_test_split,
+        metavar="TEST_SET=INDEX",
         action="append",
-        help="TEST_SET=INDEX (repeatable; default: " + ", ".join(f"{t}={i}" for t, i in DEFAULT_SPLITS) + ")",
+        help="repeatable; default, when neither --split nor --unjudged is given: "
+        + ", ".join(f"{t}={i}" for t, i in DEFAULT_SPLITS),
+    )
+    parser.add_argument(
+        "--unjudged",
+        type=non_test_split,
+        metavar="QUERY_SET=INDEX",
+        action="append",
+        help="repeatable: QUERY_SET's query texts over an INDEX without judgments "
+        "(e.g. nfcorpus/dev=chunks-medline-full); overlap@100 and latency only",
     )
     parser.add_argument("--out", type=Path, default=Path("model_artifacts/reports/sparse-index.md"))
     parser.add_argument("--depth", type=int, default=settings.search.candidate_depth, help="chunks per query")
-    parser.add_argument("--limit", type=int, help="only the first N queries of each split (development)")
+    parser.add_argument(
+        "--limit", type=int, help="only the first N queries of each split, judged or not (development)"
+    )
     parser.add_argument("--warmup", type=int, default=20, help="unrecorded queries per configuration first")
     parser.add_argument("--rebuild", action="store_true", help="copy the variant indices again")
     parser.add_argument("--no-plot", action="store_true")
@@ -91,11 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer_path = Path(encoder.model.files.tokenizer)
     rrf_pipeline = inline_pipeline(settings, "rrf", {"bm25": 0.5, "splade": 0.5}, ["bm25", "splade"], 60)
     splits: list[SplitFigures] = []
-    for test_set_id, index in args.split or DEFAULT_SPLITS:
+    for plan in planned_splits(args.split, args.unjudged):
         started = time.perf_counter()
+        test_set_id, index = plan.test_set_id, plan.index
         test_set = load_test_set(test_set_id)
         queries = list(test_set.queries())[: args.limit]
-        qrels = {q.query_id: test_set.qrels()[q.query_id] for q in queries}
+        # The test set judges its own corpus, not an --unjudged INDEX's chunks: no qrels there.
+        qrels = {q.query_id: test_set.qrels()[q.query_id] for q in queries} if plan.judged else None
         variants = tuple(
             build_variant(
                 client,
@@ -117,13 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         rows = split_rows(samples, qrels, args.depth)
         hybrid = two_phase_changes_hybrid(session, url, encoded[:HYBRID_CHECK_QUERIES], targets, rrf_pipeline)
         seconds = time.perf_counter() - started
-        encodings = doc_only_vs_bi_encoder(samples, qrels)
+        encodings = doc_only_vs_bi_encoder(samples, qrels) if qrels is not None else ()
         splits.append(
             SplitFigures(
                 test_set_id, index, len(queries), args.depth, variants, rows, seconds, hybrid, encodings
             )
         )
-    plot = None if args.no_plot else args.out.with_suffix(".png")
+    plot = None if args.no_plot or not plotted(splits) else args.out.with_suffix(".png")
     if plot is not None:
         render_plot(splits, plot)
     header = Header(

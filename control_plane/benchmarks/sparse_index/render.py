@@ -1,4 +1,5 @@
-"""The plot: nDCG@10 against round-trip P95 per configuration, one panel per split."""
+"""The plot: nDCG@10 against round-trip P95 per configuration, one panel per judged split (a split without
+judgments has no nDCG@10 to place; its latency is in the report's table)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,19 @@ MARKERS = {"rank_features": "o", "seismic": "s", "two-phase": "^"}
 COLOURS = {"bi-encoder": "tab:blue", "doc-only": "tab:orange"}
 
 
+def plotted(splits: Sequence[SplitFigures]) -> list[SplitFigures]:
+    """The splits the plot has a panel for: the judged ones."""
+    return [s for s in splits if s.judged]
+
+
 def render_plot(splits: Sequence[SplitFigures], path: Path) -> None:
-    figure = new_figure(5.0 * max(1, len(splits)), 4.0)
-    for number, split in enumerate(splits, start=1):
-        axes = figure.add_subplot(1, max(1, len(splits)), number)
+    panels = plotted(splits)
+    figure = new_figure(5.0 * max(1, len(panels)), 4.0)
+    for number, split in enumerate(panels, start=1):
+        axes = figure.add_subplot(1, max(1, len(panels)), number)
         for row in split.rows:
+            if row.ndcg10 is None:
+                continue
             c = row.configuration
             axes.scatter(
                 row.round_trip_p95,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from control_plane.benchmarks.run_context import RunContext
@@ -34,15 +34,13 @@ def render_report(splits: Sequence[SplitFigures], header: Header) -> str:
         f"- OpenSearch {header.opensearch}",
         "- sizes: "
         + "; ".join(
-            f"{s.test_set_id} over {s.index} ({s.variants[0].documents:,} chunks, {s.queries} queries)"
+            f"{s.test_set_id} over {s.index} ({s.variants[0].documents:,} chunks, {s.queries} queries"
+            + ("" if s.judged else ", no judgments")
+            + ")"
             for s in splits
         ),
         "",
-        "**Scope.** Issue 17 asks for this at the largest size too, the ~85k-chunk MEDLINE sample; it was "
-        "not encoded here, because encoding it takes 46 minutes or more of this 2-core CPU. NFCorpus and "
-        "SciFact are the sizes measured, and at them (7k and 9k chunks) an exact search is already cheap: "
-        "read the latency columns as what each method costs at small scale, not as what it saves at "
-        "large scale.",
+        _scope(splits),
         "",
         "## Setup",
         "",
@@ -68,11 +66,11 @@ def render_report(splits: Sequence[SplitFigures], header: Header) -> str:
         "the top size x expansion_rate hits).",
         f"- The splade component alone, {splits[0].depth if splits else 0} chunks per query "
         "(`size`; the product's candidate depth), `track_total_hits: false`; documents ranked by their best "
-        "chunk for nDCG@10 and Recall@100. **overlap@100**: the share of the exact top-100 chunks of the "
-        "same query encoding that a configuration returns; rank_features without pruning is the exact "
-        "list (bi-encoder: the SPLADE dot product at the stored precision; doc-only: the IDF-weighted one), "
-        "so its own overlap is 1 by definition. Δ nDCG@10: against that exact list, paired randomization "
-        "test p.",
+        "chunk for nDCG@10 and Recall@100 (judged splits only). **overlap@100**: the share of the exact "
+        "top-100 chunks of the same query encoding that a configuration returns; rank_features without "
+        "pruning is the exact list (bi-encoder: the SPLADE dot product at the stored precision; doc-only: "
+        "the IDF-weighted one), so its own overlap is 1 by definition. Δ nDCG@10: against that exact "
+        "list, paired randomization test p.",
         f"- One run, the six configurations interleaved per query (their order rotating by one each "
         f"query), after {header.warmup} warm-up queries per configuration (unrecorded). Latency: "
         "OpenSearch's `took` and the client's round trip (keep-alive session, whole answer read); "
@@ -84,16 +82,60 @@ def render_report(splits: Sequence[SplitFigures], header: Header) -> str:
         "",
     ]
     for split in splits:
-        lines += [
-            f"## {split.test_set_id} ({split.index}, {split.queries} queries)",
-            "",
-            *_split_table(split.rows),
-            "",
-        ]
+        lines += [*_split_heading(split), *_split_table(split.rows, split.judged), ""]
         lines += [*_reading(split), ""]
     if header.plot:
         lines += [f"![nDCG@10 against round-trip P95]({header.plot})", ""]
+        unjudged = [s.index for s in splits if not s.judged]
+        if unjudged:
+            lines += [f"The plot leaves out {', '.join(unjudged)}: no judgments, so no nDCG@10.", ""]
     return "\n".join(lines)
+
+
+def _scope(splits: Sequence[SplitFigures]) -> str:
+    """What the sizes measured can and cannot say: without an unjudged large split, that the small ones
+    only show what each method costs; with one, that its index has no judgments, so only overlap and
+    latency are measured there."""
+    unjudged = [s for s in splits if not s.judged]
+    if not unjudged:
+        return (
+            "**Scope.** Issue 17 asks for this at the largest size too, the ~85k-chunk MEDLINE sample; it "
+            "was not encoded here, because encoding it takes 46 minutes or more of this 2-core CPU. NFCorpus "
+            "and SciFact are the sizes measured, and at them (7k and 9k chunks) an exact search is already "
+            "cheap: read the latency columns as what each method costs at small scale, not as what it saves "
+            "at large scale."
+        )
+    indices = "; ".join(
+        f"{s.index} ({s.variants[0].documents:,} chunks, the query texts of {s.test_set_id})"
+        for s in unjudged
+    )
+    judged = [s for s in splits if s.judged]
+    quality = (
+        " nDCG@10 and Recall@100 come from the judged splits, "
+        + ", ".join(f"{s.test_set_id} over {s.index}" for s in judged)
+        + "."
+        if judged
+        else ""
+    )
+    return (
+        f"**Scope.** Issue 17 asks for this at the largest size too: {indices}. "
+        + ("That index has" if len(unjudged) == 1 else "These indices have")
+        + " no relevance judgments, so only overlap@100 with the exact list and latency are measured there: "
+        "no nDCG@10, Recall@100 or Δ vs exact, no doc-only against bi-encoder nDCG@10, and no point in the "
+        "nDCG@10 plot." + quality
+    )
+
+
+def _split_heading(split: SplitFigures) -> list[str]:
+    if split.judged:
+        return [f"## {split.test_set_id} ({split.index}, {split.queries} queries)", ""]
+    return [
+        f"## {split.test_set_id} queries over {split.index} ({split.queries} queries, no judgments)",
+        "",
+        f"{split.index} has no relevance judgments: only overlap@100 with the exact list and latency are "
+        "measured here.",
+        "",
+    ]
 
 
 def _variants_table(splits: Sequence[SplitFigures]) -> list[str]:
@@ -117,33 +159,47 @@ def _variants_table(splits: Sequence[SplitFigures]) -> list[str]:
     )
 
 
-def _split_table(rows: Sequence[Row]) -> list[str]:
-    header = [
-        "method / query encoding",
-        "nDCG@10",
-        "Δ vs exact (p)",
-        "Recall@100",
-        "overlap@100",
-        "took P50 ms",
-        "took P95 ms",
-        "round trip P50 ms",
-        "round trip P95 ms",
-    ]
-    body = [
-        [
-            r.configuration.name,
-            f"{r.ndcg10:.4f}",
-            "exact" if r.configuration == r.configuration.exact else f"{r.ndcg_delta:+.4f} ({r.p_value:.2f})",
-            f"{r.recall100:.4f}",
-            f"{r.overlap100:.3f}",
-            f"{r.took_p50:.1f}",
-            f"{r.took_p95:.1f}",
-            f"{r.round_trip_p50:.1f}",
-            f"{r.round_trip_p95:.1f}",
-        ]
-        for r in rows
-    ]
-    return markdown_table(header, body, align="lrrrrrrrr")
+@dataclass(frozen=True)
+class _Column:
+    title: str
+    cell: Callable[[Row], str]
+    needs_judgments: bool = False
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _delta(row: Row) -> str:
+    if row.configuration == row.configuration.exact:
+        return "exact"
+    if row.ndcg_delta is None or row.p_value is None:
+        return "—"
+    return f"{row.ndcg_delta:+.4f} ({row.p_value:.2f})"
+
+
+_COLUMNS = (
+    _Column("method / query encoding", lambda r: r.configuration.name),
+    _Column("nDCG@10", lambda r: _fixed(r.ndcg10, 4), needs_judgments=True),
+    _Column("Δ vs exact (p)", _delta, needs_judgments=True),
+    _Column("Recall@100", lambda r: _fixed(r.recall100, 4), needs_judgments=True),
+    _Column("overlap@100", lambda r: f"{r.overlap100:.3f}"),
+    _Column("took P50 ms", lambda r: f"{r.took_p50:.1f}"),
+    _Column("took P95 ms", lambda r: f"{r.took_p95:.1f}"),
+    _Column("round trip P50 ms", lambda r: f"{r.round_trip_p50:.1f}"),
+    _Column("round trip P95 ms", lambda r: f"{r.round_trip_p95:.1f}"),
+)
+
+
+def _split_table(rows: Sequence[Row], judged: bool = True) -> list[str]:
+    """The split's table; without judgments the nDCG@10, Δ and Recall@100 columns are left out (there is
+    nothing to put in them)."""
+    columns = [c for c in _COLUMNS if judged or not c.needs_judgments]
+    return markdown_table(
+        [c.title for c in columns],
+        [[c.cell(r) for c in columns] for r in rows],
+        align="l" + "r" * (len(columns) - 1),
+    )
 
 
 def _reading(split: SplitFigures) -> list[str]:
@@ -159,9 +215,9 @@ def _reading(split: SplitFigures) -> list[str]:
             except StopIteration:
                 continue
             lines.append(
-                f"- {method} / {encoding}: nDCG@10 {other.ndcg10 - exact.ndcg10:+.4f}, Recall@100 "
-                f"{other.recall100 - exact.recall100:+.4f}, overlap@100 {other.overlap100:.3f}; "
-                f"round-trip P95 {other.round_trip_p95:.1f} vs {exact.round_trip_p95:.1f} ms "
+                f"- {method} / {encoding}: {_quality_change(other, exact)}"
+                f"overlap@100 {other.overlap100:.3f}; round-trip P95 {other.round_trip_p95:.1f} vs "
+                f"{exact.round_trip_p95:.1f} ms "
                 f"({_ratio(other.round_trip_p95, exact.round_trip_p95)}), took P50 {other.took_p50:.1f} vs "
                 f"{exact.took_p50:.1f} ms."
             )
@@ -188,6 +244,15 @@ def _reading(split: SplitFigures) -> list[str]:
             + " (a query whose tokens match fewer chunks, or an approximate search that found fewer)."
         )
     return lines
+
+
+def _quality_change(other: Row, exact: Row) -> str:
+    """``other``'s nDCG@10 and Recall@100 against the exact list's; empty without judgments."""
+    if other.ndcg10 is None or exact.ndcg10 is None or other.recall100 is None or exact.recall100 is None:
+        return ""
+    return (
+        f"nDCG@10 {other.ndcg10 - exact.ndcg10:+.4f}, Recall@100 {other.recall100 - exact.recall100:+.4f}, "
+    )
 
 
 def _ratio(value: float, baseline: float) -> str:

@@ -25,3 +25,13 @@ def test_the_ratio_and_its_target() -> None:
     assert "11.1 chunks/s (9.0 s)" in text and "| waiting for the bulk writer | 0.5 | 5% |" in text
     assert "3.0 s of bulk requests" in text
     assert "(target >= 0.90: missed)" in render_report(_run(12.5), HEADER)  # 0.72
+
+
+def test_a_sampled_encoding_and_a_kept_index_are_stated() -> None:
+    summary = IngestSummary(documents=10, chunks=100, seconds=10.0, parse_s=1.0, encode_s=8.0)
+    run = IngestRun("medline", summary, EncodeRun(25, 2.0, 100), ["CPU"], 0.5, 2.0, "chunks-medline-full")
+    assert run.encode_only.sampled and not EncodeRun(100, 9.0, 100).sampled
+    assert round(run.ratio, 2) == 0.8  # 10 chunks/s over 25 / 2 = 12.5
+    text = render_report(run, HEADER)
+    assert "pure encoding of an evenly spread sample of the same chunks (25 of 100)" in text
+    assert "The index was kept as `chunks-medline-full`." in text

@@ -1,0 +1,17 @@
+"""Search latency at growing index sizes, read as cost growth: the search_latency table (every client
+path, P50/P95/P99) measured on copies of the first N chunks of one large index, plus other indices as
+extra points, with a growth table and plot.
+
+    python -m control_plane.benchmarks.search_scale --key demo-search-key \\
+        --source-index chunks-medline-full --sizes 10000,18000,40000,all \\
+        --extra-index chunks-nfcorpus,chunks-scifact \\
+        --out model_artifacts/reports/search-scale.md
+
+The large index is built once, e.g. by `python -m control_plane.benchmarks.ingest_throughput medline
+--keep-index chunks-medline-full ...`. Each smaller step is `_reindex`ed from it (``max_docs``): the stored
+vectors travel, nothing is encoded again, and a step that already holds its N chunks is reused. For each
+step a control API of its own is started on --port, searching only that step's index (the api path
+needs it: /v1/search reads the configured index pattern), and search_latency's measurement runs against
+it; each step's full report (with its ECDF) is written beside the summary. Step copies are deleted at the
+end unless --keep-steps.
+"""

@@ -11,7 +11,7 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from control_plane.benchmarks.search_latency.queries import (
 )
 from control_plane.benchmarks.search_latency.render import plot_ecdf
 from control_plane.benchmarks.search_latency.report import latency_rows, render_report
-from control_plane.benchmarks.search_latency.samples import RunRecord, Sample
+from control_plane.benchmarks.search_latency.samples import IndexCounts, RunRecord, Sample
 from control_plane.benchmarks.search_latency.stack import (
     SetupError,
     check_stack,
@@ -41,9 +41,11 @@ from control_plane.benchmarks.search_latency.stack import (
     probe_text_path,
 )
 from control_plane.cluster.client import opensearch_session
-from control_plane.config.settings import ConfigError, load_settings
+from control_plane.config.settings import ConfigError, Settings, load_settings
+from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.formulas.percentile import PERCENTILE_METHODS
+from control_plane.testsets.catalog import Query
 
 DEFAULT_CONFIGURATIONS = "bm25,hybrid-rrf,hybrid-minmax,hybrid-rrf+rerank"
 DEFAULT_QUERY_SETS = "nfcorpus/dev,nfcorpus/train"
@@ -130,10 +132,30 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
-def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
-    """Check the stack, then time the warm-up and the measured queries: the whole run, not yet written.
-    ``args`` are this parser's (search_scale builds them per size step); ``argv`` goes in the report."""
-    settings = load_settings()
+@dataclass(frozen=True)
+class Plan:
+    """What a run sends: the configurations, the timed and the warm-up queries, the paths asked for
+    (None: every path the stack can serve) and where the query texts come from."""
+
+    configurations: list[EvalConfiguration]
+    measured: list[Query]
+    warmup: list[Query]
+    wanted_paths: list[str] | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A stack that answered the checks: the paths it runs, those it cannot (and why), keep-alive."""
+
+    ep: Endpoints
+    paths: list[str]
+    skipped: dict[str, str]
+    keep_alive: bool
+    counts: IndexCounts
+
+
+def plan_run(args: argparse.Namespace) -> Plan:
     try:
         configurations = load_evaluation_settings().resolve(_names(args.configurations))
         pool = load_queries(_names(args.query_sets))
@@ -144,63 +166,106 @@ def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
     wanted_paths = _names(args.paths) if args.paths else None
     if set(wanted_paths or []) - set(PATH_NAMES):
         raise UsageError(f"unknown path in --paths {args.paths!r}; known: {', '.join(PATH_NAMES)}")
-    ep = Endpoints(
-        api=args.api.rstrip("/"),
+    source = query_source(pool, _names(args.query_sets), args.queries, args.seed)
+    return Plan(configurations, measured, warmup, wanted_paths, source)
+
+
+def endpoints(args: argparse.Namespace, settings: Settings, api: str, index_pattern: str) -> Endpoints:
+    return Endpoints(
+        api=api.rstrip("/"),
         key=args.key,
         opensearch=(args.opensearch or settings.opensearch.url).rstrip("/"),
         timeout_s=args.timeout,
-        index_pattern=args.index_pattern,
+        index_pattern=index_pattern,
         size=args.size,
         rerank_top_n=settings.models.rerank_top_n,
         candidate_depth=settings.search.candidate_depth,
         opensearch_session=opensearch_session(settings.opensearch),
     )
-    source = query_source(pool, _names(args.query_sets), args.queries, args.seed)
-    api_keep_alive = check_stack(ep)
-    probe_configurations(ep, configurations, measured[0].text)
+
+
+def check(ep: Endpoints, plan: Plan) -> Checked:
+    """Clear errors before any timing; which paths run (direct-text only when ml-commons answers)."""
+    keep_alive = check_stack(ep)
+    probe_configurations(ep, plan.configurations, plan.measured[0].text)
     paths, skipped = ["api", "direct"], {}
-    if wanted_paths is None or "direct-text" in wanted_paths:
-        reason = probe_text_path(ep, configurations, measured[0].text)
+    if plan.wanted_paths is None or "direct-text" in plan.wanted_paths:
+        reason = probe_text_path(ep, plan.configurations, plan.measured[0].text)
         if reason is None:
             paths.append("direct-text")
-        elif wanted_paths is not None:
+        elif plan.wanted_paths is not None:
             raise SetupError(f"direct-text cannot run: {reason}")
         else:
             skipped["direct-text"] = reason
-    if wanted_paths is not None:
-        paths = [p for p in PATH_NAMES if p in wanted_paths and p in paths]
-    counts_before = index_counts(ep)
+    if plan.wanted_paths is not None:
+        paths = [p for p in PATH_NAMES if p in plan.wanted_paths and p in paths]
+    return Checked(ep, paths, skipped, keep_alive, index_counts(ep))
+
+
+def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
+    """Check the stack, then time the warm-up and the measured queries: the whole run, not yet written."""
+    settings = load_settings()
+    plan = plan_run(args)
+    checked = check(endpoints(args, settings, args.api, args.index_pattern), plan)
     started, clock = datetime.now(UTC), time.monotonic()
     progress = not args.no_progress
     load_before = os.getloadavg()[0]
-    _, _, stopped = run_queries(ep, configurations, paths, warmup, "warm-up", progress)
+    ep, paths = checked.ep, checked.paths
+    _, _, stopped = run_queries(ep, plan.configurations, paths, plan.warmup, "warm-up", progress)
     if stopped:
         raise SetupError(f"warm-up stopped: {stopped}")
-    samples, loads, stopped = run_queries(ep, configurations, paths, measured, "search latency", progress)
-    load_after = os.getloadavg()[0]
+    samples, loads, stopped = run_queries(
+        ep, plan.configurations, paths, plan.measured, "search latency", progress
+    )
+    timing = Timing(started, time.monotonic() - clock, loads, load_before, os.getloadavg()[0])
+    command = f"python -m control_plane.benchmarks.search_latency {shlex.join(argv)}"
+    return record(args, settings, plan, checked, samples, timing, command, stopped)
+
+
+@dataclass(frozen=True)
+class Timing:
+    started: datetime
+    seconds: float
+    loads: list[float]
+    load_before: float
+    load_after: float
+
+
+def record(
+    args: argparse.Namespace,
+    settings: Settings,
+    plan: Plan,
+    checked: Checked,
+    samples: list[Sample],
+    timing: Timing,
+    command: str,
+    stopped: str | None,
+) -> RunRecord:
+    """The run as the report states it."""
+    ep = checked.ep
     return RunRecord(
-        command=f"python -m control_plane.benchmarks.search_latency {shlex.join(argv)}",
-        started=started,
-        seconds=time.monotonic() - clock,
+        command=command,
+        started=timing.started,
+        seconds=timing.seconds,
         machine=describe_machine(),
         providers=onnx_providers((args.inference or settings.models.service_url).rstrip("/")),
-        loads=loads,
-        load_before=load_before,
-        load_after=load_after,
+        loads=timing.loads,
+        load_before=timing.load_before,
+        load_after=timing.load_after,
         api=ep.api,
         opensearch=ep.opensearch,
         index_pattern=ep.index_pattern,
-        counts_before=counts_before,
-        counts_after=counts_before if stopped else index_counts(ep),
-        query_source=source,
+        counts_before=checked.counts,
+        counts_after=checked.counts if stopped else index_counts(ep),
+        query_source=plan.source,
         warmup=args.warmup,
         method=args.percentile_method,
-        paths=paths,
-        skipped_paths=skipped,
-        configurations=configurations,
+        paths=checked.paths,
+        skipped_paths=checked.skipped,
+        configurations=plan.configurations,
         samples=samples,
         plot_name=args.out.with_suffix(".png").name,
-        api_keep_alive=api_keep_alive,
+        api_keep_alive=checked.keep_alive,
         stopped=stopped,
     )
 

@@ -195,19 +195,36 @@ def run_queries(
     """Every query through every configuration and path, the order rotating with the query. Returns
     the samples, the 1-minute load average seen before each query, and why the run stopped early (the
     stack went down, or Ctrl-C) or None: a long run keeps what it measured."""
-    samples: list[Sample] = []
+    samples, loads, stopped = run_interleaved([ep], configurations, paths, queries, description, progress)
+    return samples[0], loads, stopped
+
+
+def run_interleaved(
+    eps: Sequence[Endpoints],
+    configurations: Sequence[EvalConfiguration],
+    paths: Sequence[str],
+    queries: Sequence[Query],
+    description: str,
+    progress: bool,
+) -> tuple[list[list[Sample]], list[float], str | None]:
+    """As :func:`run_queries` over several stacks (one per index size): each query goes to every one,
+    their order rotating too, so a load swing on the shared machine reaches all of them alike. Samples
+    are returned per stack, in ``eps`` order."""
+    samples: list[list[Sample]] = [[] for _ in eps]
     loads: list[float] = []
     errors = 0
+    order = list(range(len(eps)))
     bar = tqdm(queries, desc=description, unit="query", disable=not progress, dynamic_ncols=True)
     try:
         for index, query in enumerate(bar):
             loads.append(os.getloadavg()[0])
-            for configuration in rotated(configurations, index):
-                for path in rotated(paths, index):
-                    sample = PATHS[path](ep, configuration, query.text, index)
-                    if sample is not None:
-                        samples.append(sample)
-                        errors += sample.ms is None
+            for stack in rotated(order, index):
+                for configuration in rotated(configurations, index):
+                    for path in rotated(paths, index):
+                        sample = PATHS[path](eps[stack], configuration, query.text, index)
+                        if sample is not None:
+                            samples[stack].append(sample)
+                            errors += sample.ms is None
             bar.set_postfix(load=f"{loads[-1]:.1f}", errors=errors)
     except StackDownError as exc:
         return samples, loads, f"{exc} ({START_HINT})"

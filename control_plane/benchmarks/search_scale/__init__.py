@@ -9,9 +9,11 @@ extra points, with a growth table and plot.
 
 The large index is built once, e.g. by `python -m control_plane.benchmarks.ingest_throughput medline
 --keep-index chunks-medline-full ...`. Each smaller step is `_reindex`ed from it (``max_docs``): the stored
-vectors travel, nothing is encoded again, and a step that already holds its N chunks is reused. For each
-step a control API of its own is started on --port, searching only that step's index (the api path
-needs it: /v1/search reads the configured index pattern), and search_latency's measurement runs against
-it; each step's full report (with its ECDF) is written beside the summary. Step copies are deleted at the
-end unless --keep-steps.
+vectors travel, nothing is encoded again, and a step that already holds its N chunks is reused. Each
+step gets a control API of its own (ports --port, --port+1, ...) searching only that step's index (the
+api path needs it: /v1/search reads the configured index pattern). Then one run: every query goes to
+every step, and within a step through every configuration and path (search_latency's checks and
+timing), all orders rotating per query, so a load swing reaches every size alike. Each step's full
+report (with its ECDF) is written into a folder beside the summary. Step copies are deleted at the end
+unless --keep-steps.
 """

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
+import time
+from contextlib import ExitStack
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from opensearchpy import OpenSearch
@@ -13,7 +18,7 @@ from opensearchpy import OpenSearch
 from control_plane.benchmarks import search_scale
 from control_plane.benchmarks.run_context import finished_run
 from control_plane.benchmarks.search_latency import cli as latency_cli
-from control_plane.benchmarks.search_latency.measure import StackDownError
+from control_plane.benchmarks.search_latency.measure import StackDownError, run_interleaved
 from control_plane.benchmarks.search_latency.queries import UsageError
 from control_plane.benchmarks.search_latency.stack import SetupError
 from control_plane.benchmarks.search_scale.compute import (
@@ -63,7 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the growth table divides by the step closest to this size (default 18000, the size of the "
         "first latency report)",
     )
-    parser.add_argument("--port", type=int, default=8610, help="port of the per-step control API")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8610,
+        help="port of the first step's control API (the next steps: +1, +2, ...)",
+    )
     parser.add_argument(
         "--api-env",
         action="append",
@@ -144,16 +154,16 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def _latency_argv(args: argparse.Namespace, api: str, index: str, out: Path) -> list[str]:
+def _latency_args(args: argparse.Namespace, out: Path) -> argparse.Namespace:
+    """search_latency's arguments for one step (its parser's defaults for what this one has not)."""
     argv = [
-        "--api", api, "--key", args.key, "--index-pattern", index, "--queries", str(args.queries),
-        "--warmup", str(args.warmup), "--configurations", args.configurations,
-        "--query-sets", args.query_sets, "--seed", args.seed, "--percentile-method", args.percentile_method,
-        "--timeout", str(args.timeout), "--out", str(out),
+        "--key", args.key, "--queries", str(args.queries), "--warmup", str(args.warmup),
+        "--configurations", args.configurations, "--query-sets", args.query_sets, "--seed", args.seed,
+        "--percentile-method", args.percentile_method, "--timeout", str(args.timeout), "--out", str(out),
     ]  # fmt: skip
     if args.paths:
         argv += ["--paths", args.paths]
-    return argv + (["--no-progress"] if args.no_progress else [])
+    return latency_cli.build_parser().parse_args(argv)
 
 
 def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
@@ -163,18 +173,38 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     api_env = parse_env(args.api_env)
     steps = _steps(client, args)
     folder = args.out.with_suffix("")
-    runs: list[StepRun] = []
+    outs = [folder / f"{step.index}.md" for step in steps]
+    step_args = [_latency_args(args, out) for out in outs]
+    plan = latency_cli.plan_run(step_args[0])
+    progress = not args.no_progress
+    command = f"{PROG} {shlex.join(argv if argv is not None else sys.argv[1:])}"
     try:
-        for step in steps:
-            out = folder / f"{step.index}.md"
-            with api_on(step.index, args.port, api_env) as api:
-                step_argv = _latency_argv(args, api, step.index, out)
-                run = latency_cli.measure(latency_cli.build_parser().parse_args(step_argv), step_argv)
-            latency_cli.write_outputs(run, out)
-            if run.stopped:
-                raise StackDownError(f"the run on {step.index} stopped early: {run.stopped}")
-            runs.append(StepRun(step, run, f"{folder.name}/{out.name}"))
-            print(f"{step.index}: {step.chunks:,} chunks measured ({out})")
+        with ExitStack() as apis:
+            checked = []
+            for number, (step, a) in enumerate(zip(steps, step_args, strict=True)):
+                api = apis.enter_context(
+                    api_on(step.index, args.port + number, api_env, name=f"api-{number}")
+                )
+                checked.append(latency_cli.check(latency_cli.endpoints(a, settings, api, step.index), plan))
+            paths = [p for p in checked[0].paths if all(p in c.paths for c in checked)]
+            eps = [c.ep for c in checked]
+            started, clock, before = datetime.now(UTC), time.monotonic(), os.getloadavg()[0]
+            _, _, stopped = run_interleaved(eps, plan.configurations, paths, plan.warmup, "warm-up", progress)
+            if stopped:
+                raise SetupError(f"warm-up stopped: {stopped}")
+            samples, loads, stopped = run_interleaved(
+                eps, plan.configurations, paths, plan.measured, "search scale", progress
+            )
+            timing = latency_cli.Timing(started, time.monotonic() - clock, loads, before, os.getloadavg()[0])
+            runs = []
+            for step, a, c, s, out in zip(steps, step_args, checked, samples, outs, strict=True):
+                run = latency_cli.record(
+                    a, settings, plan, replace(c, paths=paths), s, timing, command, stopped
+                )
+                latency_cli.write_outputs(run, out)
+                runs.append(StepRun(step, run, f"{folder.name}/{out.name}"))
+        if stopped:
+            raise StackDownError(f"the run stopped early: {stopped}")
     finally:
         if not args.keep_steps:
             deleted = delete_copies(client, steps)
@@ -189,7 +219,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         context=finished_run(PROG, argv, load_before),
         queries=args.queries,
         warmup=args.warmup,
-        query_source=runs[0].run.query_source,
+        query_source=plan.source,
         method=args.percentile_method,
         providers=runs[0].run.providers,
         plot=plot.name,
@@ -197,6 +227,12 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(header, runs, series, reference, growth), encoding="utf-8")
     for row in growth:
-        print(f"{row.path:<12} {row.configuration:<16} P95 {row.reference_p95} -> {row.largest_p95} ms")
+        print(
+            f"{row.path:<12} {row.configuration:<16} P95 {_ms(row.reference_p95)} -> {_ms(row.largest_p95)}"
+        )
     print(f"report written to {args.out} (plot {plot})")
     return 0
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"

@@ -47,7 +47,6 @@ def step_rows(runs: Sequence[StepRun]) -> list[list[str]]:
             str(r.step.segments),
             f"{r.step.store_bytes / 2**20:,.0f}",
             "reused" if r.step.build_s is None else f"{r.step.build_s:.0f}",
-            f"{r.run.load_before:.2f} / {r.run.load_after:.2f}",
             f"[{r.report}]({r.report})",
         ]
         for r in runs
@@ -112,18 +111,19 @@ def render_report(
         f"- inference service: {header.providers}",
         f"- queries: {header.queries} per configuration, path and size ({header.warmup} warm-up queries "
         f"first, not counted): {header.query_source}",
-        f"- percentiles: {header.method}; client-side, keep-alive sessions; configurations and paths "
-        "interleaved per query, as in search_latency (each step's own report gives its full table, the "
-        "encode split and its ECDF)",
-        "- each step runs against a control API started for it alone (`search.index_pattern` = the step's "
-        "index); the direct paths send to the same index",
+        f"- percentiles: {header.method}; client-side, keep-alive sessions (each step's own report gives "
+        "its full table, the encode split and its ECDF)",
+        "- one run: every query goes to every size, and within a size through every configuration and "
+        "path, all three orders rotating per query, so a load swing on the shared machine reaches every "
+        "size alike; each size has a control API of its own (`search.index_pattern` = its index), the "
+        "direct paths send to the same index",
         "",
         "## Indices",
         "",
         *markdown_table(
-            ["index", "what", "chunks", "segments", "store MiB", "copy s", "load before / after", "report"],
+            ["index", "what", "chunks", "segments", "store MiB", "copy s", "report"],
             step_rows(ordered),
-            align="llrrrrll",
+            align="llrrrrl",
         ),
         "",
         f"Failed requests over all steps: {failed}; degraded answers: {degraded}.",
@@ -160,8 +160,8 @@ def render_report(
     if header.plot:
         lines += [f"![P95 against index size per path]({header.plot})", ""]
     lines += [
-        "One run on a shared 2-core machine, sizes measured one after another: read ratios and the shape "
-        "of the growth, not the third digit.",
+        "One run on a shared 2-core machine (client, APIs, inference service and OpenSearch on the same "
+        "cores): read ratios and the shape of the growth, not the third digit.",
         "",
     ]
     return "\n".join(lines)

@@ -17,7 +17,11 @@ READY_TIMEOUT_S = 90.0
 
 @contextmanager
 def api_on(
-    index: str, port: int, env: Mapping[str, str] | None = None, state_dir: Path = STATE_DIR
+    index: str,
+    port: int,
+    env: Mapping[str, str] | None = None,
+    state_dir: Path = STATE_DIR,
+    name: str = "api",
 ) -> Iterator[str]:
     """Serve `python -m control_plane.api` on ``port`` with ``search.index_pattern`` = ``index`` (the
     rest of the settings as this process has them, plus the overrides in ``env``); stopped when the
@@ -27,12 +31,10 @@ def api_on(
         raise SetupError(f"something already answers on {url}: stop it, or pass another --port")
     command = [sys.executable, "-m", "control_plane.api", "--port", str(port), "--log-format", "json"]
     process = background.spawn(
-        command, state_dir, name="api", env={**(env or {}), "BIOHYBRID__SEARCH__INDEX_PATTERN": index}
+        command, state_dir, name=name, env={**(env or {}), "BIOHYBRID__SEARCH__INDEX_PATTERN": index}
     )
     try:
-        background.wait_ready(
-            url, process, state_dir, READY_TIMEOUT_S, name="api", what=f"the API on {index}"
-        )
+        background.wait_ready(url, process, state_dir, READY_TIMEOUT_S, name=name, what=f"the API on {index}")
         yield url
     finally:
-        background.stop(state_dir, name="api")
+        background.stop(state_dir, name=name)

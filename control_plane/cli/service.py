@@ -36,6 +36,11 @@ def add_parsers(commands: Subcommands) -> None:
     )
     api.add_argument("action", choices=["start", "stop"], help="what to do")
     api.add_argument("--port", type=int, help="port (default: api.port, 8600)")
+    api.add_argument(
+        "--state-dir",
+        type=Path,
+        help="folder of its pid and log files (default .local/api); a second API here needs its own",
+    )
     api.set_defaults(handler=_api)
 
 
@@ -57,14 +62,15 @@ def _service(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _api(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.api.process import start_api, stop_api
+    from control_plane.api.process import STATE_DIR, start_api, stop_api
 
+    state_dir: Path = args.state_dir or STATE_DIR
     if args.action == "stop":
-        print("control API stopped" if stop_api() else "no control API was running")
+        print("control API stopped" if stop_api(state_dir) else "no control API was running")
         return 0
     port = args.port if args.port is not None else settings.api.port
     try:
-        url, started = start_api(port, args.config)
+        url, started = start_api(port, args.config, state_dir)
     except RuntimeError as exc:
         print(
             f"error: {exc} (is OpenSearch up? `make node-up`; settings from --config or ${ENV_CONFIG_FILE})",

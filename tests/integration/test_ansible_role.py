@@ -1,12 +1,14 @@
 """The Ansible role: idempotent on the local node, and the production path passes lint and checks."""
 
 import json
+import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+import requests
 from integration.node import ANSIBLE_DIR, recap_counts, run_playbook
 
 pytestmark = pytest.mark.integration
@@ -48,3 +50,31 @@ def test_ansible_lint_is_clean() -> None:
         [str(lint), "--nocolor"], cwd=ANSIBLE_DIR, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_control_api_role_serves_it_on_waitress_idempotently(node: str, tmp_path: Path) -> None:
+    port = _free_port()
+    role = ("--tags", "control_api", "-e", "control_api_enabled=true", "-e", f"control_api_port={port}")
+    role += ("-e", f"control_api_state_dir={tmp_path}")
+    try:
+        first = run_playbook(*role)
+        assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+        assert recap_counts(first.stdout)["changed"] == 1  # started
+        answer = requests.get(f"http://127.0.0.1:{port}/health", timeout=5)
+        assert answer.status_code == 200
+        # waitress (ident "biohybrid") and HTTP/1.1 keep-alive, not werkzeug's development server.
+        assert answer.headers["Server"] == "biohybrid"
+        assert answer.headers.get("Connection", "").lower() != "close"
+        again = run_playbook(*role)
+        assert again.returncode == 0 and recap_counts(again.stdout)["changed"] == 0, again.stdout[-3000:]
+    finally:
+        stopped = run_playbook(*role, "-e", "control_api_state=stopped")
+    assert stopped.returncode == 0 and recap_counts(stopped.stdout)["changed"] == 1, stopped.stdout[-3000:]
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"http://127.0.0.1:{port}/health", timeout=5)

@@ -34,18 +34,23 @@ def plot_growth(runs: Sequence[StepRun], series: str, method: str, path: Path) -
             axes.axvline(extra.step.chunks, linestyle=":", linewidth=0.7, color="grey")
             axes.text(
                 extra.step.chunks,
-                0.98,
+                0.02,
                 f" {extra.step.index}",
                 rotation=90,
                 fontsize="x-small",
                 color="grey",
-                va="top",
+                va="bottom",
                 transform=axes.get_xaxis_transform(),
             )
         axes.set_xscale("log")
-        axes.set_xlabel(f"chunks in the index (log scale); line: {series}, x: other indices")
+        sizes = sorted({r.step.chunks for r in runs})
+        axes.set_xticks(sizes, [f"{size / 1000:.1f}k" for size in sizes], minor=False)
+        axes.set_xticks([], minor=True)
+        axes.tick_params(axis="x", labelrotation=45, labelsize="small")
+        axes.set_xlabel("chunks in the index (log scale)")
         axes.set_ylabel("P95 latency, ms")
         axes.set_title(route)
         axes.grid(alpha=0.3)
         axes.legend(fontsize="small", loc="upper left")
+    figure.suptitle(f"P95 by index size: lines, steps of {series}; crosses, other indices", fontsize="small")
     save_figure(figure, path)

@@ -75,7 +75,7 @@ def field_paths(properties: Mapping[str, Any], prefix: str = "") -> list[str]:
     paths: list[str] = []
     for name, definition in properties.items():
         path = f"{prefix}{name}"
-        if "properties" in definition and "type" not in definition:
+        if "properties" in definition:
             paths += field_paths(definition["properties"], f"{path}.")
         else:
             paths.append(path)

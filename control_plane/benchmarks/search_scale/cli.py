@@ -41,6 +41,7 @@ from control_plane.benchmarks.search_scale.steps import (
 )
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import ConfigError, load_settings
+from control_plane.formulas.percentile import PERCENTILE_METHODS
 
 PROG = "python -m control_plane.benchmarks.search_scale"
 DEFAULT_CONFIGURATIONS = "bm25,splade,dense,hybrid-rrf,hybrid-minmax"
@@ -100,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--paths", help="api,direct,direct-text subset (default: what search_latency runs)")
     parser.add_argument("--query-sets", default=latency_cli.DEFAULT_QUERY_SETS, help="train/dev query sets")
     parser.add_argument("--seed", default=latency_cli.DEFAULT_SEED, help="seed of the query order")
-    parser.add_argument("--percentile-method", default="nearest-rank")
+    parser.add_argument("--percentile-method", choices=list(PERCENTILE_METHODS), default="nearest-rank")
     parser.add_argument("--timeout", type=float, default=30.0, help="client timeout per request, seconds")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from control_plane.benchmarks.search_scale.cli import parse_env
 from control_plane.benchmarks.search_scale.steps import parse_sizes, step_index_name, step_sizes
 
 
@@ -23,8 +24,6 @@ def test_only_a_smaller_step_is_a_copy_with_its_own_name() -> None:
 
 
 def test_api_overrides_are_settings_keys() -> None:
-    from control_plane.benchmarks.search_scale.cli import parse_env
-
     assert parse_env(["BIOHYBRID__SEARCH__CACHE__ENCODING__ENABLED=false", "BIOHYBRID__A=x=y"]) == {
         "BIOHYBRID__SEARCH__CACHE__ENCODING__ENABLED": "false",
         "BIOHYBRID__A": "x=y",

@@ -252,7 +252,7 @@ def _flush(
     summary: IngestSummary,
 ) -> None:
     """Prepare ``batch`` here (hash look-ups, encoding) and hand it to the writer."""
-    planned = _prepare_with_retries(client, options, batch, encode, summary)
+    planned = prepare_with_retries(client, options, batch, encode, summary)
     for done, written in writer.submit(planned):
         _record(done, written, dead_letter, summary)
 
@@ -272,7 +272,7 @@ def _record(planned: Planned, written: Written, dead_letter: DeadLetterFile, sum
         dead_letter.write({"stage": "index", **asdict(failure)})
 
 
-def _prepare_with_retries(
+def prepare_with_retries(
     client: OpenSearch,
     options: IngestOptions,
     batch: list[Chunk],
@@ -325,23 +325,6 @@ def _write_with_retries(
             ],
         )
     return Written(result, retries, time.monotonic() - started)
-
-
-def index_with_retries(
-    client: OpenSearch,
-    options: IngestOptions,
-    batch: list[Chunk],
-    encode: ChunkEncoder,
-    summary: IngestSummary,
-    sleep: Callable[[float], None] = time.sleep,
-) -> BatchResult:
-    """Prepare and write one batch in this thread, each step tried again while no node answers."""
-    planned = _prepare_with_retries(client, options, batch, encode, summary, sleep)
-    if planned.prepared is None:
-        return BatchResult(failures=planned.failures)
-    written = _write_with_retries(client, options, planned, sleep)
-    summary.retried_batches += written.retried_batches
-    return written.result
 
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ from control_plane.ingestion.bulk import bulk_status, is_transient
 from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
-from control_plane.ingestion.run import IngestOptions, IngestSummary, index_with_retries
+from control_plane.ingestion.run import IngestOptions, IngestSummary, prepare_with_retries
 
 
 @pytest.mark.parametrize(
@@ -55,10 +55,12 @@ def test_a_batch_no_node_takes_is_retried_then_reported_chunk_by_chunk() -> None
     summary = IngestSummary()
     sleeps: list[float] = []
     options = IngestOptions(index="chunks-nowhere", batch_retry_s=1.0)
-    result = index_with_retries(client, options, batch, PipelineChunkEncoder(), summary, sleep=sleeps.append)
+    planned = prepare_with_retries(
+        client, options, batch, PipelineChunkEncoder(), summary, sleep=sleeps.append
+    )
     # Back-off 0.5 s, then the next wait (1 s) would pass the 1 s budget: given up after one retry.
     assert sleeps == [0.5]
     assert summary.retried_batches == 1
-    assert result.written == 0
-    assert [f.chunk_id for f in result.failures] == [c.chunk_id for c in batch]
-    assert all(f.reason.startswith("ConnectionError") and f.status == 0 for f in result.failures)
+    assert planned.prepared is None  # nothing goes to the writer: no chunk is written
+    assert [f.chunk_id for f in planned.failures] == [c.chunk_id for c in batch]
+    assert all(f.reason.startswith("ConnectionError") and f.status == 0 for f in planned.failures)

@@ -28,7 +28,7 @@ from control_plane.benchmarks.search_scale.compute import (
     series_of,
 )
 from control_plane.benchmarks.search_scale.render import plot_growth
-from control_plane.benchmarks.search_scale.report import Header, render_report
+from control_plane.benchmarks.search_scale.report import Header, format_ms, render_report
 from control_plane.benchmarks.search_scale.step_api import api_on
 from control_plane.benchmarks.search_scale.steps import (
     StepIndex,
@@ -228,12 +228,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(header, runs, series, reference, growth), encoding="utf-8")
     for row in growth:
-        print(
-            f"{row.path:<12} {row.configuration:<16} P95 {_ms(row.reference_p95)} -> {_ms(row.largest_p95)}"
-        )
+        at_reference, at_largest = format_ms(row.reference_p95), format_ms(row.largest_p95)
+        print(f"{row.path:<12} {row.configuration:<16} P95 {at_reference} -> {at_largest}")
     print(f"report written to {args.out} (plot {plot})")
     return 0
-
-
-def _ms(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"

@@ -30,7 +30,8 @@ class Header:
     plot: str | None
 
 
-def _ms(value: float | None) -> str:
+def format_ms(value: float | None) -> str:
+    """Milliseconds to one decimal; "—" where no request succeeded."""
     return "—" if value is None else f"{value:.1f}"
 
 
@@ -62,7 +63,7 @@ def percentile_rows(runs: Sequence[StepRun], method: str, which: str) -> list[li
             cells = []
             for r in runs:
                 summary = summarise(r.run.of(path, configuration.name), method)
-                cells.append(_ms(getattr(summary, which)))
+                cells.append(format_ms(getattr(summary, which)))
             rows.append([path, configuration.name, *cells])
     return rows
 
@@ -84,8 +85,8 @@ def growth_table(rows: Sequence[GrowthRow]) -> list[list[str]]:
             [
                 row.path,
                 row.configuration,
-                _ms(row.reference_p95),
-                _ms(row.largest_p95),
+                format_ms(row.reference_p95),
+                format_ms(row.largest_p95),
                 "—" if growth is None else f"{growth:.2f}",
                 verdict,
             ]

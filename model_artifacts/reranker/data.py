@@ -7,13 +7,16 @@ Training material only; no dev or test judgment is read to make a training examp
   for the query (the ``bm25_clause`` of control_plane.query through OpenSearch on ``chunks-nfcorpus``, or
   the hybrid-rrf pipeline) whose document the query's train judgments do not grade > 0. Passages are
   chunk text because that is what the rerank pipelines send the model (``document_fields: ["text"]``).
-* ``scifact``: train claims; positives the cited abstracts; negatives from an in-process BM25.
+* ``scifact``: train claims (less the first ``scifact_held_out`` judged ones); positives the cited
+  abstracts, negatives from an in-process BM25 — or, with the ``hybrid`` miner, the chunks of
+  ``chunks-scifact`` that hybrid-rrf returns, as for NFCorpus.
 * ``medline``: self-supervised title → abstract pairs (English citations with an abstract); negatives
   the other abstracts the in-process BM25 ranks highest for the title.
 
 Every training query passes the :class:`~model_artifacts.reranker.pairs.LeakageGuard` (no NFCorpus dev or
-test query by id or text). ``nfcorpus-dev.jsonl`` holds the first-stage candidates of the dev queries with
-their dev grades, for validation only. ``data.json`` records the settings and each file's sha256.
+test query, and no held-out SciFact claim, by id or text). ``nfcorpus-dev.jsonl`` holds the first-stage
+candidates of the dev queries with their dev grades, for validation only. ``data.json`` records the
+settings and each file's sha256.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.datasets_root import datasets_root
+from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
 from control_plane.query.components import bm25_clause, text_hybrid_query
@@ -96,12 +100,17 @@ class TrainingData:
     manifest: dict[str, Any]
 
 
-def held_out_guard() -> LeakageGuard:
-    """Every NFCorpus dev and test query (ids and texts): never a training query."""
+def held_out_guard(settings: DataSettings) -> LeakageGuard:
+    """Every NFCorpus dev and test query (ids and texts), and the first ``settings.scifact_held_out``
+    judged scifact/train claims: never a training query."""
     queries = {
         q.query_id: q.text for split in ("dev", "test") for q in load_test_set(f"nfcorpus/{split}").queries()
     }
-    return LeakageGuard.from_queries("nfcorpus", queries)
+    guard = LeakageGuard.from_queries("nfcorpus", queries)
+    if settings.scifact_held_out:
+        claims = load_evaluation_set("scifact/train", limit=settings.scifact_held_out).queries
+        guard = guard.union(LeakageGuard.from_queries("scifact", {q.query_id: q.text for q in claims}))
+    return guard
 
 
 # -- first stage through OpenSearch (NFCorpus) ------------------------------------------------------
@@ -155,26 +164,30 @@ def first_stage(
     return ranked
 
 
-def build_nfcorpus(
-    client: OpenSearch, settings: DataSettings, guard: LeakageGuard
-) -> tuple[list[Passage], list[TrainQuery], list[DevQuery], int]:
-    """(passages, training queries, dev candidates, training queries the guard dropped)."""
-    chunks = indexed_chunks(client, settings.nfcorpus_index)
+def mine_indexed(
+    client: OpenSearch,
+    source: str,
+    test_set_id: str,
+    index: str,
+    settings: DataSettings,
+    guard: LeakageGuard,
+) -> tuple[list[Passage], list[TrainQuery], int]:
+    """(chunks of ``index``, training queries of ``test_set_id`` mined from it, queries the guard dropped).
+
+    Positives and negatives are chunks the first stage returns for the query, so training sees what the
+    rerank processor will send."""
+    chunks = indexed_chunks(client, index)
     if not chunks:
-        raise DataError(
-            f"index {settings.nfcorpus_index} holds no chunks: run `biohybrid ingest nfcorpus` first"
-        )
+        raise DataError(f"index {index} holds no chunks: run `biohybrid ingest {source}` first")
     doc_of = {c.id: c.doc_id for c in chunks}
     passages_of: dict[str, list[str]] = {}
     for chunk in chunks:
         passages_of.setdefault(chunk.doc_id, []).append(chunk.id)
-    train = load_test_set("nfcorpus/train")
+    train = load_test_set(test_set_id)
     qrels = train.qrels()
-    allowed = [q for q in train.queries() if guard.allows("nfcorpus", q.query_id, q.text)]
+    allowed = [q for q in train.queries() if guard.allows(source, q.query_id, q.text)]
     dropped = len(qrels) - len(allowed)
-    ranked = first_stage(
-        client, settings.nfcorpus_index, [q.text for q in allowed], settings.mine_depth, settings.miner
-    )
+    ranked = first_stage(client, index, [q.text for q in allowed], settings.mine_depth, settings.miner)
     queries = []
     for query, hits in zip(allowed, ranked, strict=True):
         judged = qrels[query.query_id]
@@ -184,7 +197,17 @@ def build_nfcorpus(
             positives = positive_passages(judged, passages_of)
         if positives:
             negatives = mine_negatives(hits, doc_of, judged, settings.negatives_per_query)
-            queries.append(TrainQuery("nfcorpus", query.query_id, query.text, positives, negatives))
+            queries.append(TrainQuery(source, query.query_id, query.text, positives, negatives))
+    return chunks, queries, dropped
+
+
+def build_nfcorpus(
+    client: OpenSearch, settings: DataSettings, guard: LeakageGuard
+) -> tuple[list[Passage], list[TrainQuery], list[DevQuery], int]:
+    """(passages, training queries, dev candidates, training queries the guard dropped)."""
+    chunks, queries, dropped = mine_indexed(
+        client, "nfcorpus", "nfcorpus/train", settings.nfcorpus_index, settings, guard
+    )
     dev_set = load_test_set("nfcorpus/dev")
     dev_queries = list(dev_set.queries())
     dev_ranked = first_stage(
@@ -288,7 +311,7 @@ def ensure_data(settings: DataSettings, root: Path = DEFAULT_ROOT, *, rebuild: b
     missing = [s for s in SOURCES if rebuild or s not in built or not _files_intact(folder, built[s])]
     if not missing:
         return folder
-    guard = held_out_guard()
+    guard = held_out_guard(settings)
     manifest["held_out_queries"] = len(guard.held_out_ids)
     for source in missing:
         log.info("building training data", extra={"source": source, "folder": str(folder)})
@@ -301,6 +324,10 @@ def _build_source(source: str, settings: DataSettings, guard: LeakageGuard, fold
     dev: list[DevQuery] = []
     if source == "nfcorpus":
         passages, queries, dev, dropped = build_nfcorpus(_client(), settings, guard)
+    elif source == "scifact" and settings.miner == "hybrid":
+        passages, queries, dropped = mine_indexed(
+            _client(), "scifact", "scifact/train", settings.scifact_index, settings, guard
+        )
     elif source == "scifact":
         passages, queries, dropped = build_scifact(settings, guard)
     else:

@@ -94,6 +94,13 @@ class LeakageGuard:
             held_out_texts=frozenset(normalise_query(t) for t in queries.values()),
         )
 
+    def union(self, other: LeakageGuard) -> LeakageGuard:
+        """A guard that holds out what either holds out."""
+        return LeakageGuard(
+            held_out_ids=self.held_out_ids | other.held_out_ids,
+            held_out_texts=self.held_out_texts | other.held_out_texts,
+        )
+
     def allows(self, dataset: str, query_id: str, text: str) -> bool:
         return (dataset, query_id) not in self.held_out_ids and normalise_query(
             text

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 
 import pytest
 
@@ -16,13 +18,40 @@ from model_artifacts.reranker.pairs import LeakageGuard, normalise_query
 
 
 def test_guard_holds_every_nfcorpus_dev_and_test_query_and_drops_train_repeats() -> None:
-    guard = held_out_guard()
+    guard = held_out_guard(DataSettings(medline_limit=1))
     held_out = [q for split in ("dev", "test") for q in load_test_set(f"nfcorpus/{split}").queries()]
     assert len(guard.held_out_ids) == len(held_out) == 647
     assert not any(guard.allows("nfcorpus", q.query_id, q.text) for q in held_out)
     train = list(load_test_set("nfcorpus/train").queries())
     allowed = [q for q in train if guard.allows("nfcorpus", q.query_id, q.text)]
     assert len(train) - len(allowed) == 8  # train queries repeating a dev/test query word for word
+
+
+def test_guard_holds_out_the_first_judged_scifact_claims_the_check_evaluates() -> None:
+    guard = held_out_guard(DataSettings(medline_limit=1, scifact_held_out=300))
+    assert len(guard.held_out_ids) == 647 + 300
+    qrels = load_test_set("scifact/train").qrels()
+    claims = list(load_test_set("scifact/train").queries())
+    judged = [c for c in claims if any(g > 0 for g in qrels[c.query_id].values())]
+    assert not any(guard.allows("scifact", c.query_id, c.text) for c in judged[:300])
+    assert all(guard.allows("scifact", c.query_id, c.text) for c in judged[300:])
+    assert guard.allows("nfcorpus", judged[0].query_id, "a query nobody held out")
+
+
+def test_settings_added_later_keep_an_older_cache_name_at_their_defaults() -> None:
+    older_fields = {
+        "medline_limit": 4000,
+        "medline_min_words": 40,
+        "nfcorpus_index": "chunks-nfcorpus",
+        "miner": "bm25",
+        "mine_depth": 100,
+        "negatives_per_query": 30,
+        "dev_depth": 100,
+        "nfcorpus_positives": "retrieved",
+    }
+    older_key = hashlib.sha256(json.dumps(older_fields, sort_keys=True).encode()).hexdigest()[:10]
+    assert DataSettings(medline_limit=4000).key() == older_key
+    assert DataSettings(medline_limit=4000, scifact_held_out=300).key() != older_key
 
 
 def _citations(count: int) -> list[Document]:
@@ -65,5 +94,5 @@ def test_data_key_names_the_settings() -> None:
 
 
 def test_unknown_config_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="choose one of: smoke, cpu, gpu"):
+    with pytest.raises(ValueError, match="choose one of: smoke, cpu, cpu-hybrid, gpu"):
         config_by_name("tpu")

@@ -124,14 +124,14 @@ def eval_sets(data_config: str, data_root: Path, medline_held_out: int) -> list[
 
 
 def measure(
-    encoder: Any, tokenizer: BatchTokenizer, sets: Sequence[EvalSet]
+    encoder: Any, tokenizer: BatchTokenizer, sets: Sequence[EvalSet], label: str
 ) -> dict[str, dict[str, dict[str, float]]]:
     """Set name → query id → metric → value."""
     results = {}
     for item in sets:
         query_ids = list(item.queries)
         q = encode(encoder, tokenizer, [item.queries[i] for i in query_ids], queries=True)
-        p = encode(encoder, tokenizer, item.passages)
+        p = encode(encoder, tokenizer, item.passages, progress=f"{label}: {item.name}")
         run = document_run(q @ p.T, query_ids, item.passage_doc_ids, DEPTH)
         results[item.name] = per_query(item.qrels, run, METRICS)
     return results
@@ -180,8 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = fp32_folder()
     tokenizer = BatchTokenizer.from_file(source / "tokenizer.json", 512)
     started = time.monotonic()
-    base = measure(encoder_from_state(bert_state(load_onnx(source / "model.onnx"))), tokenizer, sets)
-    tuned = measure(load_encoder(args.run / "final"), tokenizer, sets)
+    base = measure(encoder_from_state(bert_state(load_onnx(source / "model.onnx"))), tokenizer, sets, "base")
+    tuned = measure(load_encoder(args.run / "final"), tokenizer, sets, "tuned")
     header = (
         f"# bge-small fine-tuned ({args.run.name}) against its start\n\n"
         f"- Command: `{PROG} {' '.join(sys.argv[1:] if argv is None else argv)}`\n"

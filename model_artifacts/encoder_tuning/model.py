@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from tqdm import tqdm
 
 from control_plane.models.dense import with_query_prefix
 from control_plane.models.tokenization import BatchTokenizer
@@ -74,15 +75,18 @@ def encode(
     queries: bool = False,
     batch: int = 64,
     max_tokens: int = 16384,
+    progress: str | None = None,
 ) -> npt.NDArray[np.float32]:
-    """Unit vectors for ``texts`` (eval mode, bf16 autocast, no gradients); ``queries`` adds the prefix."""
+    """Unit vectors for ``texts`` (eval mode, bf16 autocast, no gradients); ``queries`` adds the prefix;
+    ``progress`` names a progress bar (none without it)."""
     torch = torch_lib()
     inputs = with_query_prefix(texts, QUERY_PREFIX) if queries else list(texts)
     out = np.zeros((len(inputs), encoder.config.hidden_size), dtype=np.float32)
     was_training = encoder.training
     encoder.eval()
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
-        for run in tokenizer.runs(inputs, max_batch=batch, max_tokens=max_tokens):
+        runs = tokenizer.runs(inputs, max_batch=batch, max_tokens=max_tokens)
+        for run in tqdm(runs, desc=progress, unit="batch", disable=progress is None):
             feeds = {k: torch.from_numpy(v) for k, v in run.feeds(INPUTS).items()}
             out[run.indices] = cls_embeddings(encoder, feeds).cpu().numpy()
     encoder.train(was_training)

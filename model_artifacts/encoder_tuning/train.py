@@ -114,7 +114,7 @@ def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
         json.dumps(
             {
                 "settings": asdict(settings),
-                "command": shlex.join([PROG, *sys.argv[1:]]),
+                "command": " ".join([PROG, shlex.join(sys.argv[1:])]),
                 "data": str(data.folder),
                 "data_sources": {s: e["files"] for s, e in data.manifest["sources"].items()},
                 "machine": f"{platform.machine()} {platform.processor()}, torch {torch.__version__}",

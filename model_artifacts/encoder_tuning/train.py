@@ -26,16 +26,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
-from control_plane.models.tokenization import BatchTokenizer
+from control_plane.models.dense import with_query_prefix
+from control_plane.models.tokenization import BatchTokenizer, pad_encodings
 from model_artifacts.encoder_tuning.model import (
     INPUTS,
-    QUERY_PREFIX,
     cls_embeddings,
     encoder_from_state,
     load_onnx,
+    query_prefix,
 )
 from model_artifacts.encoder_tuning.pairs import false_negative_mask, step_triples
 from model_artifacts.encoder_tuning.source import fp32_folder
@@ -87,10 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _feeds(tokenizer: BatchTokenizer, texts: Sequence[str]) -> dict[str, Any]:
+    """One padded batch of ``texts`` in the caller's order (rows line up with the loss's targets)."""
     torch = torch_lib()
-    (run,) = tokenizer.runs(texts, max_batch=len(texts), max_tokens=1 << 30)
-    order = np.argsort(run.indices)  # runs sort by length: back to the caller's order
-    return {k: torch.from_numpy(v[order]) for k, v in run.feeds(INPUTS).items()}
+    run = pad_encodings(list(range(len(texts))), tokenizer.encode(texts), tokenizer.pad_id)
+    return {k: torch.from_numpy(v) for k, v in run.feeds(INPUTS).items()}
 
 
 def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
@@ -164,7 +164,9 @@ def _loss(
 ) -> Any:
     torch = torch_lib()
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        q = cls_embeddings(encoder, _feeds(queries, [QUERY_PREFIX + t.query for t in triples]))
+        q = cls_embeddings(
+            encoder, _feeds(queries, with_query_prefix([t.query for t in triples], query_prefix()))
+        )
         p = cls_embeddings(
             encoder, _feeds(passages, [t.positive for t in triples] + [t.negative for t in triples])
         )

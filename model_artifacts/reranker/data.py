@@ -22,7 +22,6 @@ settings and each file's sha256.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import json
 import logging
@@ -35,6 +34,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
+from control_plane.checksums import sha256_file
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.datasets_root import datasets_root
@@ -274,15 +274,19 @@ def medline_pairs(
     return passages, titles, dropped
 
 
-def build_medline(settings: DataSettings, guard: LeakageGuard) -> tuple[list[Passage], list[TrainQuery], int]:
+def medline_documents() -> Iterator[Document]:
+    """The shared MEDLINE sample's citations, file by file in name order (parse errors skipped)."""
     files = sorted((datasets_root() / "medline").glob("*.xml.gz"))
     if not files:
         raise DataError(f"no MEDLINE files (*.xml.gz) in {datasets_root() / 'medline'}")
-    documents = (
+    return (
         d for d in itertools.chain.from_iterable(iter_medline(f) for f in files) if isinstance(d, Document)
     )
+
+
+def build_medline(settings: DataSettings, guard: LeakageGuard) -> tuple[list[Passage], list[TrainQuery], int]:
     passages, titles, dropped = medline_pairs(
-        documents, settings.medline_limit, settings.medline_min_words, guard
+        medline_documents(), settings.medline_limit, settings.medline_min_words, guard
     )
     index = Bm25([p.text for p in passages])
     queries = []
@@ -382,17 +386,17 @@ def load_data(folder: Path) -> TrainingData:
     doc_of: dict[str, str] = {}
     for source in SOURCES:
         passages = {}
-        for record in _read_jsonl(folder / f"{source}-passages.jsonl"):
+        for record in read_jsonl(folder / f"{source}-passages.jsonl"):
             passages[record["id"]] = record["text"]
             if source == "nfcorpus":
                 doc_of[record["id"]] = record["doc_id"]
-        queries = [TrainQuery.from_json(r) for r in _read_jsonl(folder / f"{source}-train.jsonl")]
+        queries = [TrainQuery.from_json(r) for r in read_jsonl(folder / f"{source}-train.jsonl")]
         sources[source] = SourceData(queries=queries, passages=passages)
     dev = [
         DevQuery(
             r["query_id"], r["text"], tuple(r["candidates"]), {k: int(v) for k, v in r["grades"].items()}
         )
-        for r in _read_jsonl(folder / "nfcorpus-dev.jsonl")
+        for r in read_jsonl(folder / "nfcorpus-dev.jsonl")
     ]
     return TrainingData(folder=folder, sources=sources, dev=dev, doc_of=doc_of, manifest=manifest)
 
@@ -403,22 +407,18 @@ def _write_jsonl(path: Path, records: Sequence[Mapping[str, Any]]) -> dict[str, 
         for record in records:
             out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
     tmp.replace(path)
-    return {"lines": len(records), "sha256": _sha256(path)}
+    return {"lines": len(records), "sha256": sha256_file(path)}
 
 
-def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             yield json.loads(line)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _files_intact(folder: Path, entry: Mapping[str, Any]) -> bool:
     return all(
-        (folder / name).is_file() and _sha256(folder / name) == f["sha256"]
+        (folder / name).is_file() and sha256_file(folder / name) == f["sha256"]
         for name, f in entry["files"].items()
     )
 

@@ -21,7 +21,13 @@ from opensearchpy import OpenSearch, helpers
 from tokenizers import Tokenizer
 
 from control_plane.formulas.bm25 import bm25_idf
-from control_plane.mlcommons.ml_api import ModelsNotReadyError, deploy_model, find_model, remove_model
+from control_plane.mlcommons.ml_api import (
+    ModelsNotReadyError,
+    deploy_model,
+    find_model,
+    remove_model,
+    retry_recovering,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,9 +98,12 @@ def register_tokenizer_model(client: OpenSearch, name: str, bundle: bytes, timeo
             "total_chunks": math.ceil(len(bundle) / UPLOAD_CHUNK_BYTES),
         }
         model_id = str(
-            client.transport.perform_request("POST", "/_plugins/_ml/models/_register_meta", body=meta)[
-                "model_id"
-            ]
+            retry_recovering(
+                lambda: client.transport.perform_request(
+                    "POST", "/_plugins/_ml/models/_register_meta", body=meta
+                ),
+                what="register_meta",
+            )["model_id"]
         )
         for number, start in enumerate(range(0, len(bundle), UPLOAD_CHUNK_BYTES)):
             client.transport.perform_request(

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from opensearchpy import NotFoundError, OpenSearch
-from opensearchpy.exceptions import ConflictError, RequestError
+from opensearchpy.exceptions import ConflictError, RequestError, TransportError
 
 from control_plane.errors import UnavailableError
+from control_plane.resilience.policy import backoff_s
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+# What a node answers while the shard a write needs is not started yet: ml-commons creates its system
+# indices (connectors, models) on their first write, on a new cluster, and writes before the primary has
+# recovered. Transient: the same call succeeds a moment later.
+_RECOVERING_SHARD_ERRORS = frozenset({"no_shard_available_action_exception", "unavailable_shards_exception"})
 
 
 class ModelsNotReadyError(UnavailableError, RuntimeError):
@@ -99,3 +106,34 @@ def delete_connector(client: OpenSearch, connector_id: str, wait_s: float = 10.0
                 )
                 return False
             time.sleep(0.5)
+
+
+def is_recovering_shard(error: BaseException) -> bool:
+    """Whether ``error`` is a 503 for a shard still starting (worth retrying), not a refused request."""
+    return (
+        isinstance(error, TransportError)
+        and error.status_code == 503
+        and str(error.error) in _RECOVERING_SHARD_ERRORS
+    )
+
+
+def retry_recovering(call: Callable[[], T], *, what: str, wait_s: float = 60.0, base_s: float = 0.5) -> T:
+    """``call()``, retried with back-off while it meets a recovering shard, for at most ``wait_s``.
+
+    Any other error, and a shard still recovering after ``wait_s``, goes to the caller unchanged.
+    """
+    deadline = time.monotonic() + wait_s
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except TransportError as error:
+            delay = backoff_s(attempt, base_s)
+            if not is_recovering_shard(error) or time.monotonic() + delay > deadline:
+                raise
+            log.warning(
+                "ml-commons index not ready, retrying",
+                extra={"call": what, "attempt": attempt + 1, "delay_s": delay, "error": str(error.error)},
+            )
+            time.sleep(delay)
+            attempt += 1

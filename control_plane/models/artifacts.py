@@ -37,7 +37,7 @@ def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None =
     """Return the files of ``spec``'s variant (default: its runtime variant) once their digests match."""
     chosen = variant or spec.runtime_variant
     artifact = spec.artifacts.get(chosen)
-    rebuild = f"{'fetch' if spec.source.maven else 'rebuild'} with `{spec.build}`"
+    rebuild = "fetch with `biohybrid models fetch`" if spec.source.fetched else f"rebuild with `{spec.build}`"
     if artifact is None or not artifact.files:
         raise ArtifactError(
             f"model '{spec.name}' has no recorded '{chosen}' artifact in {manifest.path}; {rebuild}"

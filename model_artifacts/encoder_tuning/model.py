@@ -61,6 +61,10 @@ def load_onnx(path: Path) -> Any:
     return importlib.import_module("onnx").load(str(path))
 
 
+def save_onnx(model: Any, path: Path) -> None:
+    importlib.import_module("onnx").save(model, str(path))
+
+
 def load_encoder(folder: Path) -> Any:
     """A fine-tuned encoder saved with ``save_pretrained``."""
     return transformers_lib().BertModel.from_pretrained(str(folder), add_pooling_layer=False)

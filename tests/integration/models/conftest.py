@@ -29,3 +29,9 @@ def splade() -> SparseEncoder:
 def bge_small() -> DenseEncoder:
     """The default dense model, as fetched from Maven Central by `biohybrid models fetch`."""
     return DenseEncoder.load("bge-small", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def bge_small_bio() -> DenseEncoder:
+    """bge-small fine-tuned here, joined from its committed pieces by `biohybrid models fetch`."""
+    return DenseEncoder.load("bge-small-bio", device="cpu")

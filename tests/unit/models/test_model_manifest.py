@@ -13,13 +13,21 @@ from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.artifacts import ArtifactError, verified_artifact
 from control_plane.models.loading import load_model
 from control_plane.models.manifest import DEFAULT_MANIFEST, ManifestError, load_manifest
+from control_plane.models.parts import join_folder
 
 COMMITTED_LIMIT = 25_000_000
 
 
 def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    assert set(manifest.models) == {"bge-small", "minilm", "mpnet", "splade-tiny", "ce-minilm"}
+    assert set(manifest.models) == {
+        "bge-small",
+        "bge-small-bio",
+        "minilm",
+        "mpnet",
+        "splade-tiny",
+        "ce-minilm",
+    }
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
     assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
     assert minilm.query_prefix == "" and not minilm.source.maven
@@ -62,6 +70,23 @@ def test_bge_small_is_the_default_dense_model_pinned_in_maven_central() -> None:
     assert bge.build == "biohybrid models fetch"
 
 
+def test_the_tuned_bge_small_is_committed_in_pieces_that_join_to_its_digest(tmp_path: Path) -> None:
+    """bge-small-bio's int8 file is over the committed-file limit: its pieces are each under it, and
+    joined they are the file the manifest pins (what `biohybrid models fetch` serves)."""
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    bio, base = manifest.model("bge-small-bio"), manifest.model("bge-small")
+    assert bio.source.parts == "model_artifacts/onnx/bge-small-bio" and bio.source.fetched
+    assert (bio.pooling, bio.query_prefix, bio.dimension) == (base.pooling, base.query_prefix, base.dimension)
+    assert "python -m model_artifacts.encoder_tuning.export --run .cache/encoder-tuning/run1" in bio.build
+    pieces = sorted((REPOSITORY_ROOT / bio.source.parts).glob("model.onnx.part-*"))
+    assert len(pieces) >= 2 and all(p.stat().st_size <= COMMITTED_LIMIT for p in pieces)
+    expected = bio.artifacts[bio.runtime_variant].files
+    assert sum(p.stat().st_size for p in pieces) == expected["model.onnx"].bytes
+    join_folder(REPOSITORY_ROOT / bio.source.parts, tmp_path)
+    assert sha256_file(tmp_path / "model.onnx") == expected["model.onnx"].sha256
+    assert sha256_file(tmp_path / "tokenizer.json") == expected["tokenizer.json"].sha256
+
+
 def test_a_maven_source_without_a_full_pin_is_refused(tmp_path: Path) -> None:
     data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
     (entry,) = [m for m in data["models"] if m["name"] == "bge-small"]
@@ -86,7 +111,9 @@ def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -
 
 def test_unknown_model_and_wrong_role_are_refused() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
-    with pytest.raises(ManifestError, match="known: bge-small, ce-minilm, minilm, mpnet, splade-tiny"):
+    with pytest.raises(
+        ManifestError, match="known: bge-small, bge-small-bio, ce-minilm, minilm, mpnet, splade-tiny"
+    ):
         manifest.model("biobert")
     with pytest.raises(ManifestError, match="is a sparse model, not dense"):
         load_model("splade-tiny", "dense", manifest=manifest)

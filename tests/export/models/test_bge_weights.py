@@ -53,3 +53,25 @@ def test_the_torch_encoder_built_from_the_graph_gives_the_graphs_vectors() -> No
             encoder, {k: torch.from_numpy(v) for k, v in run.feeds(INPUTS).items()}
         ).numpy()
     assert float(documents[0] @ exact[0]) > 0.995
+
+
+def test_weights_written_back_into_the_graph_are_the_weights_read_from_it() -> None:
+    """The export's inverse mapping: every tensor goes back under its graph name (MatMul weights
+    transposed again), and a tensor of the wrong shape or a missing one is refused by name."""
+    pytest.importorskip("onnx", reason="needs onnx (the export extra)")
+    from model_artifacts.encoder_tuning.model import load_onnx
+    from model_artifacts.encoder_tuning.source import fp32_folder
+    from model_artifacts.encoder_tuning.weights import WeightMappingError, bert_state, with_bert_state
+
+    path = fp32_folder() / "model.onnx"
+    state = bert_state(load_onnx(path))
+    moved = {name: value + np.float32(0.5) for name, value in state.items()}
+    written = bert_state(with_bert_state(load_onnx(path), moved))
+    assert written.keys() == state.keys()
+    assert all(np.array_equal(written[name], moved[name]) for name in state)
+    name = "encoder.layer.3.attention.self.query.weight"
+    with pytest.raises(WeightMappingError, match=f"{name}: shape"):
+        with_bert_state(load_onnx(path), {**state, name: state[name][:, :10]})
+    with pytest.raises(WeightMappingError, match=r"missing \['embeddings\.LayerNorm\.bias'\]"):
+        partial = {k: v for k, v in state.items() if k != "embeddings.LayerNorm.bias"}
+        with_bert_state(load_onnx(path), partial)

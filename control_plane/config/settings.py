@@ -205,7 +205,7 @@ class ModelsSettings(_Strict):
 
     service_url: str = Field("http://127.0.0.1:8501", pattern=r"^https?://")
     group: str = "biohybrid"
-    dense: str = "bge-small"
+    dense: str = "bge-small-bio"
     sparse: str = "splade-tiny"
     # The project's cross-encoder (model_artifacts/reranker); a dense model's name reranks by cosine.
     rerank: str = "ce-minilm"

@@ -34,7 +34,9 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument(
-        "--dense", action="append", help="dense model to serve (repeatable; default bge-small and minilm)"
+        "--dense",
+        action="append",
+        help="dense model to serve (repeatable; default bge-small-bio, bge-small and minilm)",
     )
     p.add_argument(
         "--sparse", action="append", help="sparse model to serve (repeatable; default splade-tiny)"

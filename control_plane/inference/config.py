@@ -15,7 +15,7 @@ DEFAULT_PORT = 8501
 class ServiceConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    dense_models: tuple[str, ...] = ("bge-small", "minilm")
+    dense_models: tuple[str, ...] = ("bge-small-bio", "bge-small", "minilm")
     """Served on /v1/embeddings/<name> (and on /v1/rerank/<name> as cosine similarity, for A/B runs)."""
     sparse_models: tuple[str, ...] = ("splade-tiny",)
     rerank_models: tuple[str, ...] = ("ce-minilm",)

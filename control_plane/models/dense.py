@@ -1,4 +1,5 @@
-"""Dense sentence embeddings: bge-small-en-v1.5 by default; all-MiniLM-L6-v2 and all-mpnet-base-v2 selectable.
+"""Dense sentence embeddings: bge-small-bio (bge-small-en-v1.5 fine-tuned here) by default; bge-small,
+all-MiniLM-L6-v2 and all-mpnet-base-v2 selectable.
 
 The project's own exports (MiniLM, MPNet) pool and normalise inside the ONNX graph; a graph taken as
 published (BGE's from Maven Central) returns token states and is pooled here as the manifest says (CLS,

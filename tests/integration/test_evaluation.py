@@ -130,7 +130,7 @@ def test_runs_are_stored_gauged_and_compared_with_the_baseline(client: OpenSearc
         c.configuration: c.metrics for c in first.configurations
     }
     source = client.get(index=stack.runs_index, id=f"{first.run_id}:hybrid-rrf")["_source"]
-    assert source["model_versions"]["dense"]["name"] == "biohybrid-dense-bge-small"
+    assert source["model_versions"]["dense"]["name"] == "biohybrid-dense-bge-small-bio"
     assert source["template_versions"]["resources"]["index_template/eval-runs"]
     assert source["configuration_spec"]["fusion_method"] == "rrf" and source["tenant_id"] == TENANT
     labels = {"configuration": "hybrid-rrf", "dataset": test_set_id}

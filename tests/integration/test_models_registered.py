@@ -137,7 +137,7 @@ def test_a_query_gets_the_same_vector_through_the_connector_and_the_api_path(
     connector_path = _predicted(client, model_ids["dense_query"], text)
     np.testing.assert_allclose(connector_path, api_path, atol=1e-6)
     dense = DenseEncoder.load(models.dense)
-    assert dense.query_prefix, "the default dense model (bge-small) has a query instruction"
+    assert dense.query_prefix, "the default dense model (bge-small-bio) has a query instruction"
     np.testing.assert_allclose(connector_path, dense.encode_queries([text])[0], atol=1e-6)
     as_document = _predicted(client, model_ids["dense"], text)
     np.testing.assert_allclose(as_document, dense.encode([text])[0], atol=1e-6)

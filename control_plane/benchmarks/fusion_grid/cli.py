@@ -39,9 +39,25 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="TEST_SET=INDEX, repeatable (dev/train splits only: settings are never chosen on test)",
     )
+    parser.add_argument(
+        "--limit",
+        type=_split_limit,
+        action="append",
+        default=[],
+        help="TEST_SET=N: only the first N judged queries of that split (repeatable), e.g. "
+        "scifact/train=300, "
+        "the claims held out of every model's training",
+    )
     parser.add_argument("--depth", type=int, help="chunks per component (default: search.candidate_depth)")
     parser.add_argument("--out", type=Path, required=True, help="markdown report (the plot goes beside it)")
     return parser
+
+
+def _split_limit(text: str) -> tuple[str, int]:
+    test_set, _, count = text.partition("=")
+    if not count.isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"expected TEST_SET=N with N >= 1, got {text!r}")
+    return test_set, int(count)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,7 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     depth = args.depth or settings.search.candidate_depth
     client = make_client(settings.opensearch)
     started = time.monotonic()
-    splits = [collect(client, settings, test_set, index, depth) for test_set, index in args.split]
+    limits = dict(args.limit)
+    unknown = set(limits) - {test_set for test_set, _ in args.split}
+    if unknown:
+        raise SystemExit(f"--limit names {sorted(unknown)}, which no --split searches")
+    splits = [
+        collect(client, settings, test_set, index, depth, limits.get(test_set))
+        for test_set, index in args.split
+    ]
     grid = score_against_current(splits, current_settings(settings), depth)
     plot_path = args.out.with_suffix(".png")
     run = RunHeader(

@@ -19,6 +19,7 @@ from control_plane.evaluation.exact import (
     configuration_chunks,
     to_documents,
 )
+from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.measures.significance import paired_randomization_test
 from control_plane.mlcommons.registry import deployed_model_ids
@@ -28,7 +29,6 @@ from control_plane.query.components import (
     dense_text_clause,
     sparse_text_clause,
 )
-from control_plane.testsets.catalog import load_test_set
 
 RANK_CONSTANTS = (10, 20, 40, 60, 80, 100)
 WEIGHT_STEP = 10  # weights in tenths
@@ -83,15 +83,19 @@ def component_clauses(text: str, ids: Mapping[str, str], depth: int) -> dict[str
     }
 
 
-def collect(client: OpenSearch, settings: Settings, test_set: str, index: str, depth: int) -> Split:
+def collect(
+    client: OpenSearch, settings: Settings, test_set: str, index: str, depth: int, limit: int | None = None
+) -> Split:
+    """Each judged query's component lists; ``limit``: the first N judged queries only (as `biohybrid
+    evaluate --limit`: scifact/train's first 300 are the claims held out of model training)."""
     ids = deployed_model_ids(client, settings)
     missing = {"sparse", "dense_query"} - set(ids)
     if missing:
         raise SystemExit(f"models not deployed: {sorted(missing)}; run `biohybrid models register` first")
-    data = load_test_set(test_set)
+    data = load_evaluation_set(test_set, limit=limit)
     lists: dict[str, dict[str, ChunkScores]] = {}
     doc_of: dict[str, str] = {}
-    queries = list(data.queries())
+    queries = list(data.queries)
     for number, query in enumerate(queries, start=1):
         lists[query.query_id] = {}
         for component, clause in component_clauses(query.text, ids, depth).items():
@@ -101,7 +105,8 @@ def collect(client: OpenSearch, settings: Settings, test_set: str, index: str, d
             doc_of.update({h["_id"]: h["_source"]["doc_id"] for h in hits})
         if number % 100 == 0:
             print(f"  {test_set}: {number}/{len(queries)} queries", file=sys.stderr)
-    return Split(test_set, index, data.qrels(), lists, doc_of)
+    label = test_set if limit is None else f"{test_set}[:{limit}]"
+    return Split(label, index, dict(data.qrels), lists, doc_of)
 
 
 def per_query_ndcg(split: Split, setting: Setting, depth: int) -> tuple[dict[str, float], float]:

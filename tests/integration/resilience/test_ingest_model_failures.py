@@ -21,7 +21,7 @@ from opensearchpy import OpenSearch
 from control_plane.api.app import create_app
 from control_plane.cli.common import EXIT_MODEL
 from control_plane.cli.main import main
-from control_plane.config.settings import ENV_CONFIG_FILE, LOCAL_FILE, Settings
+from control_plane.config.settings import ENV_CONFIG_FILE, LOCAL_FILE, ModelsSettings, Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 pytestmark = pytest.mark.integration
@@ -31,6 +31,8 @@ DOCUMENT = {
     "title": "Aspirin and bleeding",
     "text": "Low-dose aspirin lowers the risk of myocardial infarction and raises gastrointestinal bleeding.",
 }
+
+DENSE = ModelsSettings().dense  # the default dense model: the one these paths call
 
 
 @pytest.fixture
@@ -67,7 +69,7 @@ def _ingest_job(api: FlaskClient, source: Path, index: str) -> dict[str, Any]:
 
 
 def _dense_calls(url: str) -> int:
-    return sum(requests_reached(url, "embeddings", "bge-small").values())
+    return sum(requests_reached(url, "embeddings", DENSE).values())
 
 
 def test_a_gpu_bound_model_that_fails_on_the_gpu_fails_the_job_after_one_attempt(
@@ -88,7 +90,7 @@ def test_a_gpu_bound_model_the_service_runs_on_cpu_fails_the_job(
     settings = api_settings(service_url, **SERVICE_PATH, BIOHYBRID__MODELS__GPU_BOUND="[dense]")
     job = _ingest_job(_admin(settings, client), source, index)
     if job["state"] == "done":
-        pytest.skip("the inference service runs bge-small on a GPU here")
+        pytest.skip(f"the inference service runs {DENSE} on a GPU here")
     assert (job["state"], job["reason"]) == ("failed", "gpu_unavailable")
     assert "runs on CPU" in job["error"]
 
@@ -127,7 +129,7 @@ def test_an_open_ingest_breaker_fails_the_next_job_fast_until_a_probe(
     assert (fast["state"], fast["reason"]) == ("failed", "circuit_open")
     assert _dense_calls(service_url) == before + 2  # no call reached the service
     metrics = api.get("/metrics").get_data(as_text=True)
-    assert 'biohybrid_api_breaker_state{model="bge-small",path="ingest"} 1.0' in metrics
+    assert f'biohybrid_api_breaker_state{{model="{DENSE}",path="ingest"}} 1.0' in metrics
     time.sleep(1.0)
     probed = _ingest_job(api, source, index)
     assert probed["state"] == "done", probed["error"]
@@ -149,4 +151,4 @@ def test_the_cli_ingest_exits_with_the_model_failure(
     arm(service_url, 1, status=503, message="CUDA failure 2: out of memory", endpoints=["embeddings"])
     code = main(["--log-level", "ERROR", "ingest", str(source), "--index", index, "--no-progress"])
     assert code == EXIT_MODEL
-    assert "error: ingest stopped: gpu_unavailable: model 'bge-small'" in capsys.readouterr().err
+    assert f"error: ingest stopped: gpu_unavailable: model '{DENSE}'" in capsys.readouterr().err

@@ -14,10 +14,13 @@ from integration.resilience.resilience_settings import SEARCH_KEY, api_settings
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
+from control_plane.config.settings import ModelsSettings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 pytestmark = pytest.mark.integration
 RESET_S = 1.0
+
+DENSE = ModelsSettings().dense  # the default dense model: the one these paths call
 
 
 def _search(api: FlaskClient) -> dict[str, Any]:
@@ -28,11 +31,11 @@ def _search(api: FlaskClient) -> dict[str, Any]:
 
 
 def _dense_calls(url: str) -> int:
-    return sum(requests_reached(url, "embeddings", "bge-small").values())
+    return sum(requests_reached(url, "embeddings", DENSE).values())
 
 
 def _dense_refusals(url: str) -> int:
-    return requests_reached(url, "embeddings", "bge-small").get("503", 0)
+    return requests_reached(url, "embeddings", DENSE).get("503", 0)
 
 
 def test_an_open_breaker_drops_dense_without_calling_and_a_probe_closes_it(
@@ -58,15 +61,15 @@ def test_an_open_breaker_drops_dense_without_calling_and_a_probe_closes_it(
     assert fast["component_errors"] == ["dense_circuit_open"]
     assert _dense_calls(service_url) == before + 2
     metrics = api.get("/metrics").get_data(as_text=True)
-    assert 'biohybrid_api_breaker_state{model="bge-small",path="query"} 1.0' in metrics
-    assert 'biohybrid_api_breaker_opened_total{model="bge-small",path="query"} 1.0' in metrics
+    assert f'biohybrid_api_breaker_state{{model="{DENSE}",path="query"}} 1.0' in metrics
+    assert f'biohybrid_api_breaker_opened_total{{model="{DENSE}",path="query"}} 1.0' in metrics
     assert 'biohybrid_api_component_errors_total{component="dense",reason="circuit_open"} 1.0' in metrics
 
     time.sleep(RESET_S)
     probed = _search(api)  # half-open: one probe, which the healthy service answers
     assert probed["component_errors"] == [] and probed["components_used"] == ["bm25", "splade", "dense"]
     assert _dense_calls(service_url) == before + 3
-    assert 'breaker_state{model="bge-small",path="query"} 0.0' in api.get("/metrics").get_data(as_text=True)
+    assert f'breaker_state{{model="{DENSE}",path="query"}} 0.0' in api.get("/metrics").get_data(as_text=True)
 
 
 def test_a_gpu_bound_dense_component_is_dropped_as_gpu_unavailable(
@@ -83,7 +86,7 @@ def test_a_gpu_bound_dense_component_is_dropped_as_gpu_unavailable(
     assert _search(api)["component_errors"] == ["dense_gpu_unavailable"]  # the service's CUDA failure
     answered = _search(api)  # the service answers, from its CPU
     if answered["component_errors"] == []:
-        pytest.skip("the inference service runs bge-small on a GPU here")
+        pytest.skip(f"the inference service runs {DENSE} on a GPU here")
     assert answered["component_errors"] == ["dense_gpu_unavailable"]
     calls = _dense_calls(service_url)
     known = _search(api)  # the providers are known now: refused before any call

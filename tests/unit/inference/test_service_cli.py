@@ -10,11 +10,12 @@ from control_plane.inference.cli import add_service_arguments, build_parser, con
 from control_plane.inference.config import ServiceConfig
 
 
-def test_defaults_serve_bge_small_minilm_and_splade_on_loopback_8501() -> None:
+def test_defaults_serve_the_dense_models_and_splade_on_loopback_8501() -> None:
     config = config_from_args(build_parser().parse_args([]))
     assert config == ServiceConfig()
     assert (config.host, config.port) == ("127.0.0.1", 8501)
-    assert (config.dense_models, config.sparse_models) == (("bge-small", "minilm"), ("splade-tiny",))
+    assert config.dense_models == ("bge-small-bio", "bge-small", "minilm")
+    assert config.sparse_models == ("splade-tiny",)
 
 
 def test_flags_map_onto_the_config() -> None:

@@ -10,9 +10,9 @@ def test_each_role_gets_a_named_connector_to_the_service() -> None:
     specs = {s.role: s for s in model_specs(settings)}
     assert set(specs) == {"dense", "dense_query", "sparse", "rerank"}
     dense = specs["dense"]
-    assert dense.name == "biohybrid-dense-bge-small"
-    assert dense.connector["name"] == "biohybrid-dense-bge-small-connector"
-    assert dense.connector["parameters"] == {"endpoint": "http://127.0.0.1:8600", "model": "bge-small"}
+    assert dense.name == "biohybrid-dense-bge-small-bio"
+    assert dense.connector["name"] == "biohybrid-dense-bge-small-bio-connector"
+    assert dense.connector["parameters"] == {"endpoint": "http://127.0.0.1:8600", "model": "bge-small-bio"}
     assert dense.connector["credential"], "ml-commons wants a credential map even for a loopback service"
     [action] = dense.connector["actions"]
     assert action["url"] == "${parameters.endpoint}/v1/embeddings/${parameters.model}"
@@ -29,7 +29,7 @@ def test_documents_and_queries_get_their_own_dense_connector() -> None:
     the service for query vectors (the model's query prefix added)."""
     specs = {s.role: s for s in model_specs(load_settings(environ={}))}
     document, query = specs["dense"], specs["dense_query"]
-    assert query.name == "biohybrid-dense-query-bge-small" and query.served_name == document.served_name
+    assert query.name == "biohybrid-dense-query-bge-small-bio" and query.served_name == document.served_name
     assert json.loads(_filled(document.connector)) == {"input": ["t"], "input_type": "document"}
     assert json.loads(_filled(query.connector)) == {"input": ["t"], "input_type": "query"}
 

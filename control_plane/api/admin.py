@@ -98,6 +98,7 @@ def register_admin_routes(
 
     @app.post("/v1/admin/ingest")
     def ingest() -> Response:
+        from control_plane.ingestion.index_models import encoding_models
         from control_plane.ingestion.run import IngestOptions
 
         who = require_admin()
@@ -110,6 +111,7 @@ def register_admin_routes(
             strategy=wanted.strategy,
             progress=False,
             limit_documents=wanted.limit_documents,
+            models=encoding_models(settings.models),
         )
         job_id = new_job_id()
         stages = IngestStageEvents(events, who.tenant, options.index, job_id)

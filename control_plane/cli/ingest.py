@@ -58,6 +58,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.events.ingest_stages import IngestStageEvents
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
+    from control_plane.ingestion.index_models import IndexModelsError, encoding_models
     from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
     from control_plane.ingestion.setup import python_encoder
     from control_plane.ledger.records import numeric_counts
@@ -76,6 +77,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
             batch_chunks=args.batch_size,
             pipeline=pipeline,
             progress=not args.no_progress,
+            models=encoding_models(settings.models),
         )
     except TenantIndexError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -113,6 +115,9 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         except ModelCallError as exc:  # what landed stays: a re-run skips it (resumable)
             print(f"error: ingest stopped: {exc}", file=sys.stderr)
             return EXIT_MODEL
+        except IndexModelsError as exc:  # refused before anything was written
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
     print(
         f"{summary.documents} documents, {summary.chunks} chunks ({summary.written} written, "
         f"{summary.unchanged} unchanged, {summary.deleted} deleted), {summary.duplicates} duplicates "

@@ -118,4 +118,6 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
     print(f"shards      {counts}")
     for label, state in status.resources.items():
         print(f"{'resource':<11} {label}: {state}")
+    for index, models in status.indices.items():
+        print(f"{'index':<11} {index}: {models}")
     return 0

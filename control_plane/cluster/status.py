@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, TransportError
 
 from control_plane.cluster.manage import verify_resources
 from control_plane.config.settings import Settings
+from control_plane.ingestion.index_models import describe_index, encoding_models, index_records
 from control_plane.resources.catalog import Resource
 
 REQUIRED_PLUGINS = ("opensearch-job-scheduler", "opensearch-ml", "opensearch-knn", "opensearch-neural-search")
@@ -50,6 +51,9 @@ class NodeStatus:
     resources: dict[str, str] = field(default_factory=dict)
     node_details: list[ClusterNode] = field(default_factory=list)
     shards: dict[str, int] = field(default_factory=dict)
+    # Each chunk index with the models its chunks were encoded with, or how they differ from the
+    # configured ones (control_plane/ingestion/index_models.py).
+    indices: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,7 +81,17 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
         resources={label: _state(diffs) for label, diffs in drift.items()},
         node_details=details,
         shards={key: int(health.get(key, 0)) for key in SHARD_COUNTERS},
+        indices=_index_models(client, settings),
     )
+
+
+def _index_models(client: OpenSearch, settings: Settings) -> dict[str, str]:
+    configured = encoding_models(settings.models)
+    try:
+        records = index_records(client, f"{settings.index.prefix}-*")
+    except TransportError as exc:  # e.g. a user who may not read the chunk indices' mappings
+        return {f"{settings.index.prefix}-*": f"not readable ({exc.status_code})"}
+    return {index: describe_index(recorded, configured) for index, recorded in records.items()}
 
 
 def read_nodes(client: OpenSearch, info: dict[str, Any]) -> list[ClusterNode]:

@@ -37,6 +37,7 @@ from control_plane.ingestion.bulk import (
 )
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.errors import ParseError
+from control_plane.ingestion.index_models import claim_index
 from control_plane.ingestion.overlap import Overlapped
 from control_plane.ingestion.parsers import Completeness, completeness, iter_documents, most_complete_forms
 from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
@@ -94,6 +95,10 @@ class IngestOptions:
     limit_documents: int | None = None
     # How long a batch whose request keeps failing (cluster unreachable, shards lost) is retried.
     batch_retry_s: float = 120.0
+    # The models the chunks are encoded with ({"dense": name, "sparse": name}): recorded on the index, and
+    # an index that records others is refused before anything is written (index_models.py). None: not
+    # checked (an index of the caller's own, e.g. a test's or a benchmark's).
+    models: Mapping[str, str] | None = None
     # index.prefix when index.tenant_indices is on (``for_tenant`` sets it from settings): the index must
     # then be the tenant's (<prefix>-<tenant> or <prefix>-<tenant>-<suffix>), or the options are refused
     # with a TenantIndexError, before anything is written. None: any index.
@@ -136,6 +141,8 @@ def ingest(
     with stage(listener, PREPARE, lambda: {"sources": len(sources)}):
         if not client.indices.exists(index=options.index):
             client.indices.create(index=options.index)
+        if options.models is not None:
+            claim_index(client, options.index, options.models)
         # The same record in several files (a trial as XML and as JSON): keep its most complete form.
         preferred = most_complete_forms(sources)
     with stage(listener, LOAD, summary.to_dict):

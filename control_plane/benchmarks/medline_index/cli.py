@@ -12,6 +12,7 @@ from control_plane.benchmarks import medline_index
 from control_plane.benchmarks.medline_index.compute import build_index
 from control_plane.config.settings import ConfigError, load_settings
 from control_plane.config.tenancy import TenantIndexError
+from control_plane.ingestion.index_models import IndexModelsError, encoding_models
 from control_plane.ingestion.run import IngestOptions
 
 
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             batch_chunks=args.batch_size,
             progress=not args.no_progress,
             limit_documents=args.limit or None,
+            models=encoding_models(settings.models),
         )
     except TenantIndexError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -72,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 3
+    except IndexModelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(
         f"{summary.documents} citations, {summary.chunks} chunks ({summary.written} written, "
         f"{summary.unchanged} unchanged) into {args.index} in {summary.seconds:.0f} s "

@@ -56,18 +56,15 @@ def index_records(client: OpenSearch, pattern: str) -> dict[str, dict[str, str] 
     mappings = client.indices.get_mapping(
         index=pattern, params={"allow_no_indices": "true", "ignore_unavailable": "true"}
     )
-    records: dict[str, dict[str, str] | None] = {}
-    for index, body in sorted(mappings.items()):
-        value = (body.get("mappings", {}).get("_meta") or {}).get(META_KEY)
-        records[index] = {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
-    return records
+    return {
+        index: _record(body.get("mappings", {}).get("_meta") or {})
+        for index, body in sorted(mappings.items())
+    }
 
 
 def recorded_models(client: OpenSearch, index: str) -> dict[str, str] | None:
     """The models recorded on ``index`` (None: nothing recorded, e.g. made before records were kept)."""
-    meta = _meta(client, index)
-    value = meta.get(META_KEY)
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
+    return _record(_meta(client, index))
 
 
 def claim_index(client: OpenSearch, index: str, models: Mapping[str, str]) -> None:
@@ -77,7 +74,7 @@ def claim_index(client: OpenSearch, index: str, models: Mapping[str, str]) -> No
     recorded from now on, with a warning.
     """
     meta = _meta(client, index)
-    recorded = recorded_models(client, index)
+    recorded = _record(meta)
     if recorded is not None:
         mismatches = model_mismatches(recorded, models)
         if mismatches:
@@ -97,6 +94,11 @@ def claim_index(client: OpenSearch, index: str, models: Mapping[str, str]) -> No
             )
     merged = {**meta, META_KEY: {**(recorded or {}), **models}}
     client.indices.put_mapping(index=index, body={"_meta": merged})
+
+
+def _record(meta: Mapping[str, Any]) -> dict[str, str] | None:
+    value = meta.get(META_KEY)
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
 
 
 def _meta(client: OpenSearch, index: str) -> dict[str, Any]:

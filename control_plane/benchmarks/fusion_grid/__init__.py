@@ -5,6 +5,9 @@ each given split, as a markdown report with one plot per split.
         --split nfcorpus/dev=chunks-nfcorpus --split scifact/train=chunks-scifact \\
         --out model_artifacts/reports/fusion-grid/dev.md
 
+``--limit scifact/train=300`` keeps a split to its first judged queries (the claims held out of model
+training, for a model trained on the rest: model_artifacts/reports/fusion-grid/bge-small-bio-dev.md).
+
 Per query: each component's top ``--depth`` chunks with their raw scores (the pipelines' pagination
 depth), searched in OpenSearch with the registered query models (ml-commons encodes the text, as for any
 direct client). Every grid point is then fused in-process by the formulas the pipelines are checked

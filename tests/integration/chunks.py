@@ -52,3 +52,9 @@ def index_chunks(client: OpenSearch, index: str, chunks: list[dict[str, Any]]) -
 
 def ids(response: dict[str, Any]) -> list[str]:
     return [hit["_source"]["doc_id"] for hit in response["hits"]["hits"]]
+
+
+def refreshed_count(client: OpenSearch, index: str) -> int:
+    """Documents in ``index`` once what was written is searchable."""
+    client.indices.refresh(index=index)
+    return int(client.count(index=index)["count"])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from integration.chunks import refreshed_count
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -54,11 +55,6 @@ def index(client: OpenSearch, applied: Settings) -> Iterator[str]:
     client.indices.delete(index=name, ignore_unavailable=True)
 
 
-def _count(client: OpenSearch, index: str) -> int:
-    client.indices.refresh(index=index)
-    return int(client.count(index=index)["count"])
-
-
 def test_pmc_ingest_is_idempotent_and_resumable(
     client: OpenSearch,
     index: str,
@@ -69,14 +65,14 @@ def test_pmc_ingest_is_idempotent_and_resumable(
     options = IngestOptions(index=index, strategy="section", progress=False)
     first = ingest(client, ["pmc"], options, encoder, DeadLetterFile(tmp_path / "dl.jsonl"), counter)
     assert first.documents == 8 and first.parse_errors == first.index_failures == 0
-    assert first.written == first.chunks == _count(client, index)
+    assert first.written == first.chunks == refreshed_count(client, index)
     assert first.encode_s > 0 and first.index_s > 0 and first.parse_s > 0
     # The producer's stages add up to the run; the writer's bulk time overlaps them.
     producer = first.parse_s + first.encode_s + first.lookup_s + first.write_wait_s
     assert producer == pytest.approx(first.seconds) and first.lookup_s > 0
     second = ingest(client, ["pmc"], options, encoder, DeadLetterFile(tmp_path / "dl.jsonl"), counter)
     assert (second.written, second.unchanged, second.deleted) == (0, first.chunks, 0)
-    assert _count(client, index) == first.chunks
+    assert refreshed_count(client, index) == first.chunks
     ids = [
         h["_id"] for h in client.search(index=index, body={"size": 10000, "_source": False})["hits"]["hits"]
     ]
@@ -114,7 +110,7 @@ def test_shrunk_document_loses_its_extra_chunks(
     assert index_batch(client, index, chunks, encoder).written == len(chunks)
     shrunk = index_batch(client, index, chunks[:2], encoder)
     assert (shrunk.written, shrunk.unchanged, shrunk.deleted) == (0, 2, len(chunks) - 2)
-    assert _count(client, index) == 2
+    assert refreshed_count(client, index) == 2
 
 
 def test_bad_records_are_reported_and_the_good_ones_land(

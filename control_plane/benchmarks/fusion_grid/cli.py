@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from control_plane.benchmarks import fusion_grid
-from control_plane.benchmarks.arguments import non_test_split
+from control_plane.benchmarks.arguments import non_test_split, split_limit
 from control_plane.benchmarks.fusion_grid.compute import (
     collect,
     current_settings,
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--limit",
-        type=_split_limit,
+        type=split_limit,
         action="append",
         default=[],
         help="TEST_SET=N: only the first N judged queries of that split (repeatable), e.g. "
@@ -51,13 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--depth", type=int, help="chunks per component (default: search.candidate_depth)")
     parser.add_argument("--out", type=Path, required=True, help="markdown report (the plot goes beside it)")
     return parser
-
-
-def _split_limit(text: str) -> tuple[str, int]:
-    test_set, _, count = text.partition("=")
-    if not count.isdigit() or int(count) < 1:
-        raise argparse.ArgumentTypeError(f"expected TEST_SET=N with N >= 1, got {text!r}")
-    return test_set, int(count)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -49,12 +49,12 @@ def test_another_error_reaches_the_caller_at_once() -> None:
     with pytest.raises(RequestError):
         retry_recovering(refused, what="create_connector", base_s=0.0)
     assert len(calls) == 1
+
+    def unreachable() -> None:
+        raise OpenSearchConnectionError("N/A", "refused", None)
+
     with pytest.raises(OpenSearchConnectionError):
-        retry_recovering(
-            lambda: (_ for _ in ()).throw(OpenSearchConnectionError("N/A", "refused", None)),
-            what="create_connector",
-            base_s=0.0,
-        )
+        retry_recovering(unreachable, what="create_connector", base_s=0.0)
 
 
 def test_a_shard_that_never_starts_is_reported_once_the_wait_is_spent() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from control_plane.search.intents import TABLE_FIELD
+from control_plane.clinical.intents import TABLE_FIELD
 from control_plane.search.results import SearchMetadata
 
 RerankOutcome = Literal["off", "applied", "fallback"]

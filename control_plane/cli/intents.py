@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands
-from control_plane.config.settings import Settings
-from control_plane.search.boosting import intent_config_path
-from control_plane.search.intent_quality import (
+from control_plane.clinical.intent_quality import (
     DEFAULT_LABELS_FILE,
     Counts,
     IntentLabelError,
@@ -19,7 +17,9 @@ from control_plane.search.intent_quality import (
     load_labels,
     measure_detection,
 )
-from control_plane.search.intents import IntentConfigError, load_intent_config
+from control_plane.clinical.intents import IntentConfigError, load_intent_config
+from control_plane.clinical.planning import intent_config_path
+from control_plane.config.settings import Settings
 
 MIN_PRECISION = 0.9
 MIN_RECALL = 0.8

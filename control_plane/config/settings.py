@@ -182,7 +182,7 @@ class RrfSettings(_Strict):
 
 
 class QueryTypeWeights(_Strict):
-    """Weighted-fusion weights per query type (control_plane.search.query_types), used by /v1/search
+    """Weighted-fusion weights per query type (control_plane.clinical.query_types), used by /v1/search
     when a request names no weights; None: the global ``fusion.weights``. Identifiers favour exact
     terms; the other types earned no weights of their own on dev
     (model_artifacts/reports/query-type-weights/dev.md)."""
@@ -237,7 +237,7 @@ class ApiKey(_Strict):
 
 
 class SectionRoutingSettings(_Strict):
-    """Clinical routing inside the records the query is about (control_plane/search/routing.py)."""
+    """Clinical routing inside the records the query is about (control_plane/clinical/routing.py)."""
 
     weight: float = Field(4.0, ge=0, description="lift per unit of (boost factor - 1) at full topicality")
     min_topicality: float = Field(0.8, ge=0, le=1, description="documents scoring less are not routed")
@@ -264,7 +264,7 @@ class QueryCacheSettings(_Strict):
 
 
 class FacetSettings(_Strict):
-    """Structured facts at query time (control_plane/search/facet_boost.py)."""
+    """Structured facts at query time (control_plane/clinical/facet_boost.py)."""
 
     # facet_json's BM25 weight is multiplied by this when a clinical intent is detected (boosts on), in
     # searches of the granularities listed; 1.0 turns the boost off.

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from control_plane.clinical.query_types import classify_query
 from control_plane.evaluation.settings import StratifiedSetSettings
 from control_plane.measures.metrics import Qrels
-from control_plane.search.query_types import classify_query
 from control_plane.testsets.catalog import Query, TestSet, load_test_set
 from control_plane.testsets.stratify import STRATIFICATION_RULE, Stratification, classify_all, stratify
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from control_plane.clinical.query_types import classify_query
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.evaluation.gauges import EvaluationGauges, regression
 from control_plane.evaluation.query_sets import Classifier, EvaluationSet, load_evaluation_set
@@ -18,7 +19,6 @@ from control_plane.evaluation.runner import (
 )
 from control_plane.evaluation.settings import EvaluationSettings, check_metric_names
 from control_plane.evaluation.store import EvalRunStore, RunContext
-from control_plane.search.query_types import classify_query
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from control_plane.clinical.labels import IntentHint
 from control_plane.ingestion.documents import Document, LineBox, PageBox, Section, SourceName, Table
-from control_plane.ingestion.intents import IntentHint
 from control_plane.ingestion.textnorm import collapse_whitespace
 
 BLOCK_SEPARATOR = "\n\n"

@@ -17,7 +17,7 @@ section, kind and intent:
 Tables are never split: each is one chunk (caption line + row lines), whatever the budget. A document
 with neither sections nor tables (a title-only citation) yields one chunk for its title.
 Each chunk's ``intent_hint`` and ``near_empty`` come from
-:func:`~control_plane.ingestion.intents.chunk_intent` over the chunk's own text (so with the sentence
+:func:`~control_plane.clinical.labels.chunk_intent` over the chunk's own text (so with the sentence
 strategy only the chunks that state a dose become ``dosage``), and every chunk carries the document's
 ``identifiers``.
 Every chunk satisfies ``document.text[chunk.start:chunk.end] == chunk.text``.
@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
+from control_plane.clinical.labels import IntentHint, chunk_intent, is_near_empty
 from control_plane.ingestion.documents import Document, Section, Table
 from control_plane.ingestion.haystack_splitter import (
     CHUNKER as HAYSTACK_CHUNKER,
@@ -41,7 +42,6 @@ from control_plane.ingestion.haystack_splitter import (
     haystack_version,
     split_settings,
 )
-from control_plane.ingestion.intents import IntentHint, chunk_intent, is_near_empty
 from control_plane.ingestion.layout import span_layout
 from control_plane.ingestion.spans import (
     SegmentIndex,
@@ -93,7 +93,7 @@ class Chunk:
     identifiers: tuple[str, ...] = ()
     """The document's own identifiers (NCT id, PMID, PMCID, DOI, ...), on every chunk of it."""
     near_empty: bool = False
-    """The chunk holds (almost) nothing of its own (:func:`~control_plane.ingestion.intents.is_near_empty`):
+    """The chunk holds (almost) nothing of its own (:func:`~control_plane.clinical.labels.is_near_empty`):
     it has no ``intent_hint``, and search-side routing should not lift it (tables included)."""
     layout: Mapping[str, Any] | None = None
     """Where the text sits on its pages (PDF sources): ``{"pages": [...], "boxes": [...]}``, the boxes of

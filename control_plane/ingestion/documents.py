@@ -22,7 +22,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from control_plane.ingestion.intents import IntentHint
+from control_plane.clinical.labels import IntentHint
 
 SourceName = Literal["pmc", "ctgov", "medline", "beir", "pdf"]
 
@@ -87,7 +87,7 @@ class Table:
     facet_json: str | None = None
     intent_hint: IntentHint | None = None
     """An intent the parser read from structured data (a registry outcome measure about adverse events
-    is ``ae``); ``None`` leaves it to the rule table (:mod:`control_plane.ingestion.intents`)."""
+    is ``ae``); ``None`` leaves it to the rule table (:mod:`control_plane.clinical.labels`)."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ BM25_FIELD_BOOSTS: Mapping[str, float] = {
     "identifiers": 1.0,
 }
 # The structured facts of a chunk (JSON text, BM25-searchable): facet granularity returns only chunks that
-# have it, and a clinical intent raises its weight (control_plane/search/facet_boost.py).
+# have it, and a clinical intent raises its weight (control_plane/clinical/facet_boost.py).
 FACET_FIELD = "facet_json"
 SPARSE_FIELD = "sparse_terms"
 DENSE_FIELD = "embedding"

@@ -1,6 +1,6 @@
 """Build the hybrid OpenSearch request a search sends: named sub-queries with tenant and user filters
 on all, and an inline search pipeline rendered from search_pipelines/. (Clinical boosts are not in it:
-they are routed after fusion, control_plane/search/routing.py.)
+they are routed after fusion, control_plane/clinical/routing.py.)
 
 Pure: everything that needs I/O (query vectors, model ids) comes in as arguments, so `/v1/rewrite`
 can return exactly what `/v1/search` sends.
@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from control_plane.clinical.facet_boost import facets_only_filter
 from control_plane.config.settings import Settings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import (
@@ -36,7 +37,6 @@ from control_plane.resources.catalog import (
     with_sparse_two_phase,
 )
 from control_plane.resources.render import render
-from control_plane.search.facet_boost import facets_only_filter
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter
 from control_plane.search.spec import Filters, SearchSpec
@@ -115,7 +115,7 @@ def component_clauses(
     (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
     (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
     hybrid query OpenSearch 3.6 drops a `_name` set on the knn query. ``bm25_fields``: the BM25 field
-    weights (facet_json raised for a clinical intent, control_plane/search/facet_boost.py).
+    weights (facet_json raised for a clinical intent, control_plane/clinical/facet_boost.py).
     ``sparse_ann``: the SPLADE field is SEISMIC (its query-time parameters; query tokens are then ids)."""
     clauses: dict[str, dict[str, Any]] = {}
     for name in components:

@@ -1,124 +1,25 @@
-"""Clinical section routing that keeps topicality first.
-
-A detected intent does not multiply every chunk of its section kind in every record (that lets an
-off-topic trial's eligibility section push the asked-about trial out). Instead the fused, topical
-ranking decides *which records* the query is about, and the intent decides *which part* of those
-records comes first:
-
-    topicality(d)  = best fused score of d's chunks / best fused score overall        (0..1]
-    routed(c)      = score(c) / best  +  weight x (factor(c) - 1) x topicality(doc(c))
-
-for chunks of the ``max_documents`` most topical documents whose topicality is at least
-``min_topicality`` (judged on the first ``depth`` fused chunks); every other chunk keeps
-``score(c) / best``. ``factor(c)`` is the largest boost factor whose filter the chunk matches (1.0:
-none, and always for a near-empty stub), the same factors intents.yaml defines (boost x confidence,
-table routing). So a route lifts a section within a record by as much as that record is what the query
-is about, and never lifts a record the fused ranking did not already find. A section chunk of a
-topical record that is missing from the fused list (``fetched``) enters with score 0 and only if its
-route lifts it. The result is one list ordered by these scores (ties: fused order, fetched last).
-"""
+"""Clinical routing (control_plane/clinical/routing.py) applied to /v1/search's result type."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Sequence
 
+from control_plane.clinical.intents import Boost
+from control_plane.clinical.routing import Candidate, routed_order, routed_scores, topical_documents
 from control_plane.config.settings import SectionRoutingSettings
-from control_plane.search.intents import INTENT_FIELD, TABLE_FIELD, Boost
 from control_plane.search.results import ChunkResult
 
-_TOLERANCE: Final = 1e-12
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """What routing needs of one chunk."""
-
-    chunk_id: str
-    doc_id: str
-    score: float
-    intent_hint: str | None
-    is_table: bool
-    near_empty: bool = False
-
-    @classmethod
-    def of(cls, chunk: ChunkResult) -> Candidate:
-        fields = (chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table)
-        return cls(*fields, near_empty=chunk.near_empty)
-
-
-def matches(candidate: Candidate, boost: Boost) -> bool:
-    if boost.field == INTENT_FIELD:
-        return candidate.intent_hint in boost.values
-    if boost.field == TABLE_FIELD:
-        return candidate.is_table in boost.values
-    raise ValueError(f"routing cannot match on field {boost.field!r}")
-
-
-def route_factor(candidate: Candidate, boosts: Sequence[Boost]) -> float:
-    """The largest factor among the boosts the chunk matches; 1.0 when it matches none or is a stub
-    (a section holding only its time frame answers nothing, whatever its kind)."""
-    if candidate.near_empty:
-        return 1.0
-    return max((b.factor for b in boosts if matches(candidate, b)), default=1.0)
-
-
-def topicality(candidates: Sequence[Candidate]) -> dict[str, float]:
-    """Each document's best score relative to the best score of all (empty when nothing scores > 0)."""
-    best = max((c.score for c in candidates), default=0.0)
-    if best <= _TOLERANCE:
-        return {}
-    result: dict[str, float] = {}
-    for c in candidates:
-        result[c.doc_id] = max(result.get(c.doc_id, 0.0), c.score / best)
-    return result
-
-
-def topical_documents(candidates: Sequence[Candidate], params: SectionRoutingSettings) -> dict[str, float]:
-    """The documents routing may lift sections in, with their topicality, most topical first."""
-    ranked = sorted(topicality(candidates).items(), key=lambda item: -item[1])
-    kept = [(doc, t) for doc, t in ranked if t >= params.min_topicality - _TOLERANCE]
-    return dict(kept[: params.max_documents])
+def candidate(chunk: ChunkResult) -> Candidate:
+    """What routing needs of a result."""
+    fields = (chunk.chunk_id, chunk.doc_id, chunk.score, chunk.intent_hint, chunk.is_table)
+    return Candidate(*fields, near_empty=chunk.near_empty)
 
 
 def topical_records(chunks: Sequence[ChunkResult], params: SectionRoutingSettings) -> list[str]:
     """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks),
     most topical first: whose routed sections are fetched."""
-    return list(topical_documents([Candidate.of(c) for c in chunks[: params.depth]], params))
-
-
-def routed_scores(
-    candidates: Sequence[Candidate],
-    boosts: Sequence[Boost],
-    params: SectionRoutingSettings,
-    fetched: Sequence[Candidate] = (),
-) -> dict[str, float]:
-    """chunk id -> routed score (see the module docstring) for the fused candidates (best first; the
-    first ``params.depth`` decide topicality) and the fetched section chunks the route lifts. With no
-    boost or no positive score: the candidates' own scores, unchanged."""
-    considered = candidates[: params.depth]
-    best = max((c.score for c in considered), default=0.0)
-    if not boosts or best <= _TOLERANCE:
-        return {c.chunk_id: c.score for c in candidates}
-    topical = topical_documents(considered, params)
-
-    def lift(c: Candidate) -> float:
-        if c.doc_id not in topical:
-            return 0.0
-        return params.weight * (route_factor(c, boosts) - 1.0) * topical[c.doc_id]
-
-    scores = {c.chunk_id: c.score / best + lift(c) for c in candidates}
-    for c in fetched:
-        if c.chunk_id not in scores and lift(c) > _TOLERANCE:
-            scores[c.chunk_id] = lift(c)
-    return scores
-
-
-def routed_order(scores: Mapping[str, float], original: Sequence[str]) -> list[str]:
-    """Chunk ids by routed score, best first; ties keep the fused order (fetched chunks after)."""
-    position = {chunk_id: index for index, chunk_id in enumerate(original)}
-    return sorted(scores, key=lambda chunk_id: (-scores[chunk_id], position.get(chunk_id, len(position))))
+    return list(topical_documents([candidate(c) for c in chunks[: params.depth]], params))
 
 
 def route_chunks(
@@ -129,8 +30,8 @@ def route_chunks(
 ) -> list[ChunkResult]:
     """The fused chunks (and the fetched sections routing lifts) in routed order, each carrying its
     routed score: what /v1/search returns and the clinical benchmark measures."""
-    candidates = [Candidate.of(c) for c in chunks]
-    scores = routed_scores(candidates, boosts, params, [Candidate.of(c) for c in fetched])
+    candidates = [candidate(c) for c in chunks]
+    scores = routed_scores(candidates, boosts, params, [candidate(c) for c in fetched])
     by_id = {c.chunk_id: c for c in [*fetched, *chunks]}  # a fused chunk wins over its fetched copy
     order = routed_order(scores, [c.chunk_id for c in chunks])
     return [by_id[chunk_id].model_copy(update={"score": scores[chunk_id]}) for chunk_id in order]

@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from opensearchpy import OpenSearch
 
-from control_plane.search.intents import Boost, boost_filter
+from control_plane.clinical.intents import Boost, boost_filter
 from control_plane.search.request import EXCLUDED_SOURCE, filter_clauses
 from control_plane.search.results import ChunkResult, chunk_result
 from control_plane.search.spec import Filters

@@ -20,13 +20,15 @@ from typing import Any
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
+from control_plane.clinical.facet_boost import facet_boost_factor
+from control_plane.clinical.intents import Boost, DetectedIntent
+from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
-from control_plane.search.boosting import IntentPlan, plan_intents
 from control_plane.search.degradation import (
     RerankChoice,
     component_weights,
@@ -35,14 +37,12 @@ from control_plane.search.degradation import (
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
-from control_plane.search.facet_boost import facet_boost_factor
-from control_plane.search.intents import Boost, DetectedIntent
+from control_plane.search.intent_plan import IntentPlan, plan_intents
 from control_plane.search.model_ids import DeployedModelIds, ModelIds
 from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_cache.caches import Encoding, QueryCaches
 from control_plane.search.query_cache.lookup import ResponseLookup, answer_models, lookup_response
 from control_plane.search.query_cache.responses import cacheable, served_from_cache
-from control_plane.search.query_types import classify_query
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
 from control_plane.search.results import (
     BoostInfo,
@@ -385,7 +385,7 @@ class SearchService:
     def _route(
         self, plan: SearchPlan, chunks: list[ChunkResult]
     ) -> tuple[list[ChunkResult], list[str], float]:
-        """Clinical routing after fusion (control_plane/search/routing.py): the routed sections of the
+        """Clinical routing after fusion (control_plane/clinical/routing.py): the routed sections of the
         records the query is about move up; sections the fused list missed are fetched. A failed fetch
         degrades to routing within the fused list (``section_fetch_failed``). Returns the routed chunks,
         the errors and the milliseconds spent fetching."""

@@ -4,7 +4,7 @@ The rule (``STRATIFICATION_RULE``, also written into every report):
 
 1. Population: every query of the source splits (dev/train only, never test) that has at least one
    relevant document (grade > 0) in its split's qrels; a query id in two sources is an error.
-2. Type: ``control_plane.search.query_types.classify_query(text)`` -> exact_term (drug, gene or trial
+2. Type: ``control_plane.clinical.query_types.classify_query(text)`` -> exact_term (drug, gene or trial
    identifiers), paraphrase, or complex (multi-facet).
 3. Sample: within each type, queries ordered by sha256("<seed>:<query id>") and the first ``per_type``
    kept (all of them when the type has fewer). The order depends on neither file order nor the other

@@ -1,5 +1,5 @@
 """The clinical benchmark's figures, pure over what was captured: every routing variant re-ordered
-offline (control_plane/search/routing.py, the function /v1/search routes with), scored at chunk level and
+offline (control_plane/clinical/routing.py, the function /v1/search routes with), scored at chunk level and
 compared with boosts off overall, per query group and over the routing grid."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from control_plane.benchmarks.clinical_relevance.measure import Captured
+from control_plane.clinical.intents import TABLE_FIELD, Boost
 from control_plane.config.settings import SectionRoutingSettings
 from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.search.intents import TABLE_FIELD, Boost
 from control_plane.search.routing import route_chunks, topical_records
 from control_plane.testsets.catalog import Query
 

@@ -8,10 +8,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from control_plane.clinical.intent_quality import LabelledQuery, QualityReport, measure_detection
+from control_plane.clinical.intents import Boost
+from control_plane.clinical.planning import intent_config, intent_config_path
 from control_plane.config.settings import SectionRoutingSettings, Settings
-from control_plane.search.boosting import intent_config, intent_config_path, plan_intents
-from control_plane.search.intent_quality import LabelledQuery, QualityReport, measure_detection
-from control_plane.search.intents import Boost
+from control_plane.search.intent_plan import plan_intents
 from control_plane.search.results import ChunkResult
 from control_plane.search.routing import topical_records
 from control_plane.search.sections import fetch_sections

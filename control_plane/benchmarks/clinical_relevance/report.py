@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from control_plane.benchmarks.clinical_relevance.compute import Change, Comparison, FusionFigures, GridRow
+from control_plane.clinical.intent_quality import QualityReport
 from control_plane.config.settings import SectionRoutingSettings
 from control_plane.reports.markdown import markdown_table
-from control_plane.search.intent_quality import QualityReport
 
 
 @dataclass(frozen=True)

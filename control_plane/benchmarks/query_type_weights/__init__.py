@@ -1,5 +1,5 @@
 """Per-query-type fusion weights, earned on dev splits or left off: for each query type
-(control_plane/search/query_types.py) the best min-max weights among the grid, against the global
+(control_plane/clinical/query_types.py) the best min-max weights among the grid, against the global
 weights (settings fusion.weights) on the same queries.
 
     export BIOHYBRID_CONFIG=control_plane/config/local.yaml

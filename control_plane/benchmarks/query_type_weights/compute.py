@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 from opensearchpy import OpenSearch
 
 from control_plane.benchmarks.fusion_grid.compute import Setting, Split, collect, per_query_ndcg, weight_grid
+from control_plane.clinical.intents import detect_intents
+from control_plane.clinical.planning import intent_config, intent_config_path
+from control_plane.clinical.query_types import QueryType, classify_query
 from control_plane.config.settings import Settings, load_settings
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.search.boosting import intent_config, intent_config_path
-from control_plane.search.intents import detect_intents
-from control_plane.search.query_types import QueryType, classify_query
 from control_plane.testsets.catalog import load_test_set
 
 CHUNK_LEVEL = ("clinical/",)

@@ -17,10 +17,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from control_plane.clinical.labels import IntentHint, is_adverse_event_measure
 from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document
 from control_plane.ingestion.dates import parse_loose_date
 from control_plane.ingestion.documents import Document
-from control_plane.ingestion.intents import IntentHint, is_adverse_event_measure
 from control_plane.ingestion.parsers.ctgov_record import (
     AdverseEvent,
     AdverseEvents,

@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document
-from control_plane.ingestion.chunking import Chunk, chunk
-from control_plane.ingestion.documents import Document
-from control_plane.ingestion.intents import (
+from control_plane.clinical.labels import (
     chunk_intent,
     content_words,
     is_adverse_event_measure,
     is_near_empty,
     states_dose,
 )
+from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document
+from control_plane.ingestion.chunking import Chunk, chunk
+from control_plane.ingestion.documents import Document
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter, RegexTokenCounter
 
 

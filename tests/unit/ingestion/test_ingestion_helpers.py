@@ -4,8 +4,8 @@ import datetime as dt
 
 import pytest
 
+from control_plane.clinical.labels import intent_hint
 from control_plane.ingestion.dates import date_from_parts, parse_loose_date
-from control_plane.ingestion.intents import intent_hint
 from control_plane.ingestion.parsers.dosage import dosage_facts
 from control_plane.ingestion.parsers.eligibility import split_criteria
 from control_plane.ingestion.section_kinds import classify_heading

@@ -8,12 +8,12 @@ states each definition). This module scores the rules against them:
 * inclusion / exclusion -- unit: every paragraph of the Eligibility sections; predicted: its section kind;
 * dose statement -- gold: the dose-stating sentences; unit: every paragraph of a
   methods/design/description/summary/abstract section (gold when it holds a gold sentence), predicted:
-  :func:`~control_plane.ingestion.intents.states_dose`; and every chunk of those kinds (gold when it
+  :func:`~control_plane.clinical.labels.states_dose`; and every chunk of those kinds (gold when it
   holds a gold sentence), predicted: ``intent_hint == "dosage"``;
 * adverse-event table -- unit: every outcome_results table; predicted: the parser's intent ``ae``;
 * near-empty -- unit: every chunk outside the exempt kinds; predicted: ``near_empty``;
 * dose (held-out) -- unit: 45 MEDLINE methods sections not read while the rule was written;
-  predicted: :func:`~control_plane.ingestion.intents.states_dose`.
+  predicted: :func:`~control_plane.clinical.labels.states_dose`.
 
 The registry and PMC labels are in-sample (the rules were written while reading those records); only the
 MEDLINE dose set is held out.
@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
+from control_plane.clinical.labels import DOSE_STATEMENT_KINDS, NEAR_EMPTY_EXEMPT_KINDS, states_dose
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.documents import Document
-from control_plane.ingestion.intents import DOSE_STATEMENT_KINDS, NEAR_EMPTY_EXEMPT_KINDS, states_dose
 from control_plane.ingestion.parsers import parse_medline
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
 

@@ -7,7 +7,8 @@ from itertools import pairwise
 
 import pytest
 
-from control_plane.search.highlights import Span, highlight_spans, light_stem
+from control_plane.search.highlights import Span, highlight_spans
+from control_plane.words.atoms import light_stem
 
 
 @pytest.mark.parametrize(

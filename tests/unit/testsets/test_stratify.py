@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 
+from control_plane.clinical.query_types import classify_query
 from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.evaluation.settings import StratifiedSetSettings
-from control_plane.search.query_types import classify_query
 from control_plane.testsets.catalog import Query, load_test_set
 from control_plane.testsets.stratify import sample_key, stratify
 

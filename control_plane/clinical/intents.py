@@ -11,7 +11,7 @@ milligrams", which is dosage, not a count). Listing these is cheaper and keeps m
 deleting a cue that is right in most queries.
 
 A boost is a factor (>= 1) for the chunks its filter matches. /v1/search applies it after fusion and
-only inside the records the query is about (control_plane/search/routing.py), never to every chunk of
+only inside the records the query is about (control_plane/clinical/routing.py), never to every chunk of
 a kind.
 """
 
@@ -27,11 +27,11 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from control_plane.clinical.labels import IntentHint
 from control_plane.config.settings import describe_errors
 from control_plane.errors import BiohybridError, ClientError
-from control_plane.ingestion.intents import IntentHint
 from control_plane.locations import CONFIG_DIR
-from control_plane.search.highlights import Atom, atom_positions, atoms, find_sequence
+from control_plane.words.atoms import Atom, atom_positions, atoms, find_sequence
 
 DEFAULT_INTENTS_FILE: Final = CONFIG_DIR / "intents.yaml"
 TABULAR_INTENT: Final = "tabular"
@@ -111,7 +111,7 @@ class DetectedIntent:
 @dataclass(frozen=True)
 class Boost:
     """Chunks whose ``field`` holds one of ``values`` earn ``factor`` (> 1); routing lifts such a chunk
-    of a topical record by weight x (factor - 1) x topicality (control_plane/search/routing.py)."""
+    of a topical record by weight x (factor - 1) x topicality (control_plane/clinical/routing.py)."""
 
     field: str
     values: tuple[str | bool, ...]

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from control_plane.clinical.intents import DetectedIntent
 from control_plane.config.settings import FacetSettings
 from control_plane.query.components import BM25_FIELD_BOOSTS, FACET_FIELD
-from control_plane.search.intents import DetectedIntent
 
 
 def facets_only_filter() -> dict[str, Any]:

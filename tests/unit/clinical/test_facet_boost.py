@@ -3,11 +3,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from control_plane.clinical.facet_boost import bm25_field_boosts, facet_boost_factor, facets_only_filter
+from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.config.settings import FacetSettings, Settings
 from control_plane.query.components import bm25_clause
-from control_plane.search.boosting import plan_intents
-from control_plane.search.facet_boost import bm25_field_boosts, facet_boost_factor, facets_only_filter
-from control_plane.search.intents import Boost, DetectedIntent
+from control_plane.search.intent_plan import plan_intents
 from control_plane.search.request import QueryEncodings, build_request, filter_clauses
 from control_plane.search.sections import section_query
 from control_plane.search.spec import Filters, SearchSpec

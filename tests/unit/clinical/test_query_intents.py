@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from control_plane.search.intents import (
+from control_plane.clinical.intents import (
     DEFAULT_INTENTS_FILE,
     Boost,
     DetectedIntent,

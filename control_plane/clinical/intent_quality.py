@@ -28,10 +28,10 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from control_plane.clinical.intents import IntentConfig, detect_intents
 from control_plane.config.settings import describe_errors
 from control_plane.errors import BiohybridError
 from control_plane.locations import CONFIG_DIR
-from control_plane.search.intents import IntentConfig, detect_intents
 
 DEFAULT_LABELS_FILE: Final = CONFIG_DIR / "intent_labels.jsonl"
 

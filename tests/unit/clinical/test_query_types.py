@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from control_plane.clinical.intents import DetectedIntent
+from control_plane.clinical.query_types import QueryType, classify_query
 from control_plane.config.settings import Settings, load_settings
-from control_plane.search.intents import DetectedIntent
-from control_plane.search.query_types import QueryType, classify_query
 
 
 @pytest.mark.parametrize(

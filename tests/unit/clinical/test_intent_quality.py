@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from control_plane.cli.main import main
-from control_plane.search.intent_quality import (
+from control_plane.clinical.intent_quality import (
     DEFAULT_LABELS_FILE,
     Counts,
     IntentLabelError,
@@ -19,7 +19,7 @@ from control_plane.search.intent_quality import (
     measure,
     measure_detection,
 )
-from control_plane.search.intents import DEFAULT_INTENTS_FILE, load_intent_config
+from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, load_intent_config
 
 INTENTS = ("eligibility", "adverse_events", "dosage", "results", "methods", "indications", "tabular")
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Final
 
-from control_plane.search.intents import TABULAR_INTENT, DetectedIntent
+from control_plane.clinical.intents import TABULAR_INTENT, DetectedIntent
 
 
 class QueryType(StrEnum):

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.config.settings import SectionRoutingSettings
-from control_plane.search.intents import Boost
-from control_plane.search.results import ChunkResult
-from control_plane.search.routing import (
+from control_plane.clinical.intents import Boost
+from control_plane.clinical.routing import (
     Candidate,
-    route_chunks,
     route_factor,
     routed_order,
     routed_scores,
     topical_documents,
     topicality,
 )
+from control_plane.config.settings import SectionRoutingSettings
+from control_plane.search.results import ChunkResult
+from control_plane.search.routing import route_chunks
 from control_plane.search.sections import SECTIONS_PER_DOCUMENT, section_query
 from control_plane.search.spec import Filters
 

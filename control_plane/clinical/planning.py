@@ -1,0 +1,82 @@
+"""From a question to its clinical plan: the detected (or named) intents, the boosts they earn, the BM25
+field weights, and the source restriction an intent asks for (eligibility -> ctgov). Pure: /v1/search
+and the search pipelines' clinical models (control_plane/clinical/pipeline.py) both call it, so a
+question gets the same plan on either path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from control_plane.clinical.facet_boost import bm25_field_boosts
+from control_plane.clinical.intents import (
+    TABULAR_INTENT,
+    Boost,
+    DetectedIntent,
+    IntentConfig,
+    detect_intents,
+    intents_from_override,
+    load_intent_config,
+    plan_boosts,
+)
+from control_plane.config.settings import Settings
+from control_plane.locations import CONFIG_DIR
+from control_plane.query.components import BM25_FIELD_BOOSTS
+
+
+@dataclass(frozen=True)
+class ClinicalPlan:
+    """The detected intents, the boosts to route with (empty: no routing), the BM25 field weights
+    (facet_json raised for an intent at the configured granularities: facet_boost.py) and the sources
+    an intent narrows the search to (empty: no narrowing)."""
+
+    intents: tuple[DetectedIntent, ...] = ()
+    boosts: tuple[Boost, ...] = ()
+    bm25_fields: Mapping[str, float] = field(default_factory=lambda: dict(BM25_FIELD_BOOSTS))
+    sources: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=4)
+def intent_config(path: str) -> IntentConfig:
+    return load_intent_config(Path(path))
+
+
+def intent_config_path(settings: Settings) -> Path:
+    configured = Path(settings.search.intents_file)
+    return configured if configured.is_absolute() else CONFIG_DIR / configured
+
+
+def plan_clinical(
+    query: str,
+    settings: Settings,
+    *,
+    named_intents: Sequence[str] | None = None,
+    boosts_on: bool = True,
+    granularity: str = "chunk",
+    sources_filtered: bool = False,
+) -> ClinicalPlan:
+    """Intents are always detected (reported and counted); boosts and the source restriction only when
+    ``boosts_on``. ``named_intents``: the request's explicit intents (confidence 1, detection skipped;
+    naming ``tabular`` routes tables at the manual factor). ``sources_filtered``: the request filters
+    sources itself, so no intent narrows them."""
+    config = intent_config(str(intent_config_path(settings)))
+    detected = (
+        intents_from_override(named_intents, config) if named_intents else detect_intents(query, config)
+    )
+    manual_tabular = bool(named_intents) and TABULAR_INTENT in (named_intents or [])
+    boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if boosts_on else []
+    sources = () if sources_filtered or not boosts_on else restricted_sources(detected, config)
+    fields = bm25_field_boosts(detected, boosts_on, granularity, settings.search.facets)
+    return ClinicalPlan(intents=tuple(detected), boosts=tuple(boosts), bm25_fields=fields, sources=sources)
+
+
+def restricted_sources(detected: Sequence[DetectedIntent], config: IntentConfig) -> tuple[str, ...]:
+    """The sources the detected intents are configured to keep (``restrict_to_sources``), sorted."""
+    sources: set[str] = set()
+    for intent in detected:
+        rule = config.intents.get(intent.name)
+        if rule is not None:
+            sources.update(rule.restrict_to_sources)
+    return tuple(sorted(sources))

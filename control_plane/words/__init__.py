@@ -1,0 +1,1 @@
+"""Query-side text analysis shared across packages."""

@@ -21,7 +21,7 @@ from control_plane.clinical.intents import (
     load_intent_config,
     plan_boosts,
 )
-from control_plane.config.settings import Settings
+from control_plane.config.settings import FacetSettings, Settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
 
@@ -50,7 +50,8 @@ def intent_config_path(settings: Settings) -> Path:
 
 def plan_clinical(
     query: str,
-    settings: Settings,
+    config: IntentConfig,
+    facets: FacetSettings,
     *,
     named_intents: Sequence[str] | None = None,
     boosts_on: bool = True,
@@ -61,14 +62,13 @@ def plan_clinical(
     ``boosts_on``. ``named_intents``: the request's explicit intents (confidence 1, detection skipped;
     naming ``tabular`` routes tables at the manual factor). ``sources_filtered``: the request filters
     sources itself, so no intent narrows them."""
-    config = intent_config(str(intent_config_path(settings)))
     detected = (
         intents_from_override(named_intents, config) if named_intents else detect_intents(query, config)
     )
     manual_tabular = bool(named_intents) and TABULAR_INTENT in (named_intents or [])
     boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if boosts_on else []
     sources = () if sources_filtered or not boosts_on else restricted_sources(detected, config)
-    fields = bm25_field_boosts(detected, boosts_on, granularity, settings.search.facets)
+    fields = bm25_field_boosts(detected, boosts_on, granularity, facets)
     return ClinicalPlan(intents=tuple(detected), boosts=tuple(boosts), bm25_fields=fields, sources=sources)
 
 

@@ -244,6 +244,13 @@ class SectionRoutingSettings(_Strict):
     max_documents: int = Field(3, ge=1, le=100, description="route within at most this many documents")
     depth: int = Field(50, ge=1, le=1000, description="fused chunks routing looks at")
     fetch_sections: bool = Field(True, description="fetch routed sections the fused list missed")
+    pipeline_window: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description="fused chunks the clinical search pipelines route over (at least depth: a pipeline "
+        "cannot fetch the sections fusion missed, so it routes over a wider window instead)",
+    )
 
 
 class CacheStoreSettings(_Strict):

@@ -20,6 +20,8 @@
   ``GET /v1/models`` (what is served, with dimensions and providers, and each model's ``digest`` and
   ``tokenizer`` normalizer, which the control API's query cache keys by; ``gpu_metrics``: whether the GPU
   series are exported). A model run that fails answers its message (503 for a GPU failure, else 500).
+* ``POST /v1/clinical/rewrite`` and ``/v1/clinical/route``: the clinical search pipelines' models
+  (control_plane/inference/clinical.py).
 * ``/admin/faults``: the fault switch (control_plane/inference/faults.py), 404 unless the service started
   with ``--fault-injection`` or ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``.
 """
@@ -38,6 +40,8 @@ from werkzeug.exceptions import HTTPException
 
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
+from control_plane.inference.clinical import MODEL_LABEL as CLINICAL_LABEL
+from control_plane.inference.clinical import register_clinical_routes
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.faults import FaultInjector, register_fault_routes
 from control_plane.inference.host import ModelHost, ModelUnavailableError, UnknownModelError
@@ -100,7 +104,8 @@ def create_app(
             log.exception("model call failed", extra={"endpoint": endpoint, "model": model})
             status = 503 if is_gpu_failure(str(exc)) else 500
             response = _error(status, f"model '{model}' failed: {type(exc).__name__}: {exc}")
-        label = model if model in host.states else "unknown"  # a URL must not mint metric series
+        served = model in host.states or model == CLINICAL_LABEL
+        label = model if served else "unknown"  # a URL must not mint metric series
         metrics.requests.labels(endpoint, label, str(response.status_code)).inc()
         metrics.request_seconds.labels(endpoint, label).observe(time.perf_counter() - started)
         return response
@@ -162,6 +167,7 @@ def create_app(
         return _error(exc.code or 500, exc.description or exc.name)
 
     register_fault_routes(app, faults)
+    register_clinical_routes(app, timed, _body, metrics, faults, config.intents_file)
     return app
 
 

@@ -45,7 +45,10 @@ class ServiceConfig:
     debug: bool = False
     """Serve on werkzeug's development server instead of waitress."""
     fault_injection: bool = False
-    """Serve ``/admin/faults`` (control_plane/inference/faults.py): tests make the next N calls fail."""
+    """Serve ``/admin/faults`` (control_plane/inference/faults.py): tests make the next N model calls fail."""
+    intents_file: Path | None = None
+    """The clinical intents the pipelines' clinical models read (None: the packaged config/intents.yaml,
+    the file /v1/search reads by default; a deployment that changes search.intents_file passes it)."""
 
     def __post_init__(self) -> None:
         positive = ("max_batch", "queue_size", "max_items", "max_chars", "http_threads")

@@ -4,10 +4,11 @@ Enabled only when the service starts with ``--fault-injection`` or ``BIOHYBRID_I
 otherwise ``/admin/faults`` answers 404, so a production service cannot be faulted by accident.
 
 * ``POST /admin/faults`` ``{"fail_next": N, "status": 503, "message": "CUDA out of memory",
-  "endpoints"?: ["embeddings", "sparse", "rerank"]}``: the next N calls on those endpoints (default all
-  three), for a served model, answer ``status`` with ``message`` in the usual error body without running
-  the model. They are counted in ``biohybrid_inference_requests_total`` like any other answer (status
-  label) and in ``biohybrid_inference_injected_faults_total``.
+  "endpoints"?: ["embeddings", "sparse", "rerank"]}``: the next N calls on those endpoints (default those
+  three; ``clinical_rewrite`` and ``clinical_route`` when named), for a served model, answer ``status``
+  with ``message`` in the usual error body without running the model. They are counted in
+  ``biohybrid_inference_requests_total`` like any other answer (status label)
+  and in ``biohybrid_inference_injected_faults_total``.
 * ``GET /admin/faults``: what is armed. ``DELETE /admin/faults``: disarm.
 """
 
@@ -22,6 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 ENV_VAR: Final = "BIOHYBRID_INFERENCE_FAULT_INJECTION"
 ENDPOINTS: Final = ("embeddings", "sparse", "rerank")
+# The clinical pipelines' models (control_plane/inference/clinical.py): armed only when named. A fault
+# on clinical_rewrite fails its clinical step (the plain hybrid query is answered, as when the step
+# breaks); one on clinical_route fails the answer (the pipeline then keeps the fused order).
+CLINICAL_ENDPOINTS: Final = ("clinical_rewrite", "clinical_route")
 
 
 class FaultRequest(BaseModel):
@@ -35,9 +40,9 @@ class FaultRequest(BaseModel):
     @field_validator("endpoints")
     @classmethod
     def _known(cls, endpoints: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(endpoints) - set(ENDPOINTS))
+        unknown = sorted(set(endpoints) - {*ENDPOINTS, *CLINICAL_ENDPOINTS})
         if unknown:
-            raise ValueError(f"unknown endpoints {unknown}: use any of {list(ENDPOINTS)}")
+            raise ValueError(f"unknown endpoints {unknown}: use any of {[*ENDPOINTS, *CLINICAL_ENDPOINTS]}")
         return endpoints
 
 

@@ -126,6 +126,15 @@ class ServiceMetrics:
             ["endpoint"],
             registry=self.registry,
         )
+        self.clinical_degraded = Counter(
+            "biohybrid_inference_clinical_degraded",
+            "Clinical pipeline calls whose clinical step failed and that answered the plain hybrid query "
+            "instead (rewrite), by endpoint and reason; a failed route answer is in requests_total",
+            ["endpoint", "reason"],
+            registry=self.registry,
+        )
+        for endpoint in ("clinical_rewrite",):  # a first failure must be visible to rate()
+            self.clinical_degraded.labels(endpoint, "error")
         self._gpu: GpuMemoryCollector | None = None
         self._gpu_models: set[str] = set()
         self.gpu_seconds: Histogram | None = None

@@ -21,6 +21,7 @@ from control_plane.config.settings import Settings
 from control_plane.locations import CONNECTORS_DIR
 from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
 from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model, retry_recovering
+from control_plane.resources.catalog import CLINICAL_ROLES
 from control_plane.resources.render import render
 
 log = logging.getLogger(__name__)
@@ -28,14 +29,23 @@ log = logging.getLogger(__name__)
 # dense encodes documents (the chunk-embed ingest pipeline); dense_query is the same served model called
 # with input_type "query", so the service adds the model's query prefix (BGE's instruction): the search
 # pipelines' neural queries use it, and a document never gets the prefix.
-ROLES: tuple[str, ...] = ("dense", "dense_query", "sparse", "rerank")
+# clinical_rewrite and clinical_route are the clinical search pipelines' request- and response-side
+# models (control_plane/inference/clinical.py): the service's clinical logic, not a served network.
+ROLES: tuple[str, ...] = ("dense", "dense_query", "sparse", "rerank", *CLINICAL_ROLES)
 _BLUEPRINT_BY_ROLE = {
     "dense": "embedding.json",
     "dense_query": "embedding.json",
     "sparse": "sparse.json",
     "rerank": "rerank.json",
+    "clinical_rewrite": "clinical-rewrite.json",
+    "clinical_route": "clinical-route.json",
 }
 _SETTING_BY_ROLE = {"dense": "dense", "dense_query": "dense", "sparse": "sparse", "rerank": "rerank"}
+CLINICAL_SERVED_NAME = "clinical"
+# A clinical model call that takes longer is given up by ml-commons (the pipeline then degrades:
+# control_plane/resources/search_pipelines/clinical/processors.json); the service answers in milliseconds.
+CLINICAL_CONNECTION_TIMEOUT_S = 1
+CLINICAL_READ_TIMEOUT_S = 2
 _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
 
 
@@ -60,7 +70,11 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
     """What each role should be: the served model and the rendered connector blueprint."""
     specs = []
     for role in ROLES:
-        served = str(getattr(settings.models, _SETTING_BY_ROLE[role]))
+        served = (
+            CLINICAL_SERVED_NAME
+            if role in CLINICAL_ROLES
+            else str(getattr(settings.models, _SETTING_BY_ROLE[role]))
+        )
         name = f"{settings.models.group}-{role.replace('_', '-')}-{served}"
         path = connectors_dir / _BLUEPRINT_BY_ROLE[role]
         params = {
@@ -72,6 +86,8 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
             "rerank.model_weight": settings.models.rerank_model_weight,
             # the search path gives up on a reranked request after this: so does the service
             "rerank.budget_ms": settings.search.rerank_timeout_ms,
+            "clinical.connection_timeout_s": CLINICAL_CONNECTION_TIMEOUT_S,
+            "clinical.read_timeout_s": CLINICAL_READ_TIMEOUT_S,
         }
         connector = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(path))
         specs.append(ModelSpec(role, served, name, connector))
@@ -165,6 +181,9 @@ def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]
 
 
 def _describe(spec: ModelSpec, service_url: str) -> str:
+    if spec.role in CLINICAL_ROLES:
+        side = "request" if spec.role == "clinical_rewrite" else "response"
+        return f"the clinical search pipelines' {side}-side model at {service_url}"
     if spec.role == "rerank":
         return f"cross-encoder '{spec.served_name}' (query-passage relevance) at {service_url}"
     if spec.role == "dense_query":

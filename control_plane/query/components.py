@@ -116,3 +116,33 @@ def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
     return hybrid_query(
         {"bm25": bm25_clause(text), "splade": sparse_text_clause(text), "dense": dense_text_clause(text, k)}
     )
+
+
+def product_text_hybrid(
+    text: str,
+    depth: int,
+    filters: Sequence[Mapping[str, Any]] = (),
+    ef_search: int | None = None,
+    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
+) -> dict[str, Any]:
+    """The product's hybrid query by query text, as the clinical search pipelines build it for a client:
+    the same named sub-queries, field weights, candidate depth (``pagination_depth`` and k-NN ``k``) and
+    filters (on the hybrid query and inside the k-NN clause, so k neighbours are found *within* them) as
+    /v1/search sends with vectors; ml-commons encodes the text (the pipeline's neural_query_enricher
+    names the models). The dense clause sits in a named bool, as OpenSearch drops a `_name` on it."""
+    bm25 = bm25_clause(text, bm25_fields)
+    bm25["multi_match"]["_name"] = "bm25"
+    splade = sparse_text_clause(text)
+    splade["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
+    dense = dense_text_clause(text, depth)
+    neural = dense["neural"][DENSE_FIELD]
+    if ef_search is not None:
+        neural["method_parameters"] = {"ef_search": max(ef_search, depth)}
+    hybrid: dict[str, Any] = {
+        "queries": [bm25, splade, {"bool": {"must": [dense], "_name": "dense"}}],
+        "pagination_depth": depth,
+    }
+    if filters:
+        neural["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}
+        hybrid["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}
+    return {"hybrid": hybrid}

@@ -29,6 +29,10 @@ from control_plane.resources.sparse import embedding_field, sparse_field, sparse
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
 ENCODER_ROLES = ("dense", "sparse")
+CLINICAL_ROLES = ("clinical_rewrite", "clinical_route")
+# The clinical forms of the hybrid pipelines (processors in search_pipelines/clinical/processors.json).
+CLINICAL_NAMES = {"hybrid-minmax": "clinical-minmax", "hybrid-rrf": "clinical-rrf"}
+CLINICAL_PROCESSORS = Path("search_pipelines") / "clinical" / "processors.json"
 TWO_PHASE_PROCESSOR = "neural_sparse_two_phase_processor"
 
 
@@ -103,7 +107,56 @@ def load_resources(
             resources.append(Resource(kind, path.stem + EXPLAIN_SUFFIX, with_score_explanation(body)))
             if "rerank" in ids:
                 resources.append(Resource(kind, path.stem + RERANK_SUFFIX, with_rerank(body, ids["rerank"])))
+            if has_encoders and all(role in ids for role in CLINICAL_ROLES) and path.stem in CLINICAL_NAMES:
+                resources.extend(
+                    clinical_forms(body, CLINICAL_NAMES[path.stem], params, ids.get("rerank"), root)
+                )
     return resources
+
+
+def clinical_forms(
+    pipeline: dict[str, Any],
+    name: str,
+    params: Mapping[str, Any],
+    rerank_id: str | None,
+    root: Path = RESOURCES_DIR,
+) -> list[Resource]:
+    """The clinical pipeline ``name`` built on a hybrid pipeline (with its query enricher), and its
+    ``-rerank`` form when a rerank model is registered."""
+    path = root / CLINICAL_PROCESSORS
+    fragment = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(CLINICAL_PROCESSORS))
+    forms = [Resource(ResourceKind.SEARCH_PIPELINE, name, with_clinical(pipeline, fragment))]
+    if rerank_id is not None:
+        reranked = with_clinical(with_rerank(pipeline, rerank_id), fragment, rerank=True)
+        forms.append(Resource(ResourceKind.SEARCH_PIPELINE, name + RERANK_SUFFIX, reranked))
+    return forms
+
+
+def with_clinical(
+    pipeline: dict[str, Any], fragment: Mapping[str, Any], rerank: bool = False
+) -> dict[str, Any]:
+    """The clinical form of a hybrid pipeline: the fragment's request processors run first (the rewrite
+    must create the neural clauses before the query enricher names their models), its response
+    processors after the pipeline's own (a rerank reorders the window, then routing). ``rerank``: the
+    rewrite also hands the question to the rerank processor's query context."""
+    fragment = copy.deepcopy(dict(fragment))
+    if rerank:
+        for processor in fragment["request_processors"]:
+            if "ml_inference" in processor:
+                processor["ml_inference"]["output_map"][0]["ext.rerank.query_context.query_text"] = (
+                    "query_text"
+                )
+    clinical = copy.deepcopy(pipeline)
+    clinical["description"] = f"{fragment['description']} Fusion: {pipeline.get('description', '')}"
+    clinical["request_processors"] = [
+        *fragment["request_processors"],
+        *pipeline.get("request_processors", []),
+    ]
+    clinical["response_processors"] = [
+        *pipeline.get("response_processors", []),
+        *fragment["response_processors"],
+    ]
+    return clinical
 
 
 def sparse_two_phase_processor(two_phase: SparseTwoPhaseSettings) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from control_plane.clinical.intents import Boost, DetectedIntent
-from control_plane.clinical.planning import ClinicalPlan, plan_clinical
+from control_plane.clinical.planning import ClinicalPlan, intent_config, intent_config_path, plan_clinical
 from control_plane.config.settings import Settings
 from control_plane.search.spec import SearchSpec
 
@@ -35,7 +35,8 @@ class IntentPlan:
 def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
     clinical = plan_clinical(
         spec.query,
-        settings,
+        intent_config(str(intent_config_path(settings))),
+        settings.search.facets,
         named_intents=spec.query_intent,
         boosts_on=spec.boosts,
         granularity=spec.granularity,

@@ -1,0 +1,120 @@
+"""The clinical search pipelines' two models, served beside the encoders (control_plane/clinical/pipeline.py
+computes; this module validates and answers in the shapes the pipelines' ml_inference processors map).
+
+* ``POST /v1/clinical/rewrite`` ``{"query": <the client's query>, "depth", "ef_search"?}`` →
+  ``{"query": <the product's hybrid query>, "query_text", "intents": [...], "degraded": bool}``. A client
+  query of another form is a 400 naming the form to send. If the clinical step fails (or the fault
+  switch fails it), the plain hybrid query is answered and counted in
+  ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
+* ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
+  query>, "weight", "min_topicality", "max_documents", "depth"}`` → ``{"scores": [...], "notes": [...]}``,
+  one of each per hit in the hits' order.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig, load_intent_config
+from control_plane.clinical.pipeline import PipelineQueryError, plain_rewrite, rewrite, route
+from control_plane.config.settings import FacetSettings, SectionRoutingSettings
+from control_plane.inference.faults import FaultInjector
+from control_plane.inference.metrics import ServiceMetrics
+from control_plane.inference.validation import RequestError
+
+log = logging.getLogger(__name__)
+MODEL_LABEL = "clinical"
+# The pipelines return chunks: the facet granularity's facet_json weight never applies to them.
+_CHUNK_FACETS = FacetSettings()
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RewriteBody(_Body):
+    query: dict[str, Any]
+    depth: int = Field(ge=1, le=10_000)
+    ef_search: int | None = Field(None, ge=1, le=100_000)
+
+
+class RouteBody(_Body):
+    hits: list[dict[str, Any]] = Field(max_length=1000)
+    query: dict[str, Any]
+    weight: float = Field(ge=0)
+    min_topicality: float = Field(ge=0, le=1)
+    max_documents: int = Field(ge=1, le=100)
+    depth: int = Field(ge=1, le=1000)
+
+
+def _parse(model: type[_Body], body: Any) -> Any:
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors())
+        raise RequestError(400, f"bad {model.__name__[:-4].lower()} request: {problems}") from None
+
+
+def register_clinical_routes(
+    app: Flask,
+    timed: Callable[[str, str, Callable[[], Any]], Response],
+    body: Callable[[], Any],
+    metrics: ServiceMetrics,
+    faults: FaultInjector | None,
+    intents_file: Path | None = None,
+) -> None:
+    """The two endpoints on ``app``; ``timed`` answers, counts and times a handler as the model
+    endpoints do; the intents are read once here (a bad file stops the service at start)."""
+    config: IntentConfig = load_intent_config(intents_file or DEFAULT_INTENTS_FILE)
+
+    @app.post("/v1/clinical/rewrite")
+    def clinical_rewrite() -> Response:
+        def answer() -> dict[str, Any]:
+            req: RewriteBody = _parse(RewriteBody, body())
+            degraded = False
+            try:
+                if faults is not None and faults.take("clinical_rewrite") is not None:
+                    metrics.injected_faults.labels("clinical_rewrite").inc()
+                    raise RuntimeError("injected fault")
+                done = rewrite(req.query, config, _CHUNK_FACETS, req.depth, req.ef_search)
+            except RequestError:
+                raise
+            except PipelineQueryError as exc:  # the client's query form: its message says what to send
+                raise RequestError(400, str(exc)) from None
+            except Exception as exc:  # the clinical step broke: plain hybrid search is still served
+                log.warning("clinical rewrite degraded", extra={"error": f"{type(exc).__name__}: {exc}"})
+                metrics.clinical_degraded.labels("clinical_rewrite", "error").inc()
+                done, degraded = plain_rewrite(req.query, req.depth, req.ef_search), True
+            intents = [intent.name for intent in done.plan.intents]
+            return {"query": done.query, "query_text": done.text, "intents": intents, "degraded": degraded}
+
+        return timed("clinical_rewrite", MODEL_LABEL, answer)
+
+    @app.post("/v1/clinical/route")
+    def clinical_route() -> Response:
+        def answer() -> dict[str, Any]:
+            req: RouteBody = _parse(RouteBody, body())
+            if faults is not None:
+                fault = faults.take("clinical_route")
+                if fault is not None:
+                    metrics.injected_faults.labels("clinical_route").inc()
+                    raise RequestError(fault.status, fault.message)
+            params = SectionRoutingSettings(
+                weight=req.weight,
+                min_topicality=req.min_topicality,
+                max_documents=req.max_documents,
+                depth=req.depth,
+            )
+            try:
+                routed = route(req.hits, req.query, config, _CHUNK_FACETS, params)
+            except PipelineQueryError as exc:
+                raise RequestError(400, str(exc)) from None
+            return {"scores": [round(s, 7) for s in routed.scores], "notes": list(routed.notes)}
+
+        return timed("clinical_route", MODEL_LABEL, answer)

@@ -163,6 +163,9 @@ def create_app(
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
 
     register_error_handlers(app, settings.opensearch.url)
+    metrics.expect_errors(
+        rule.rule for rule in app.url_map.iter_rules() if rule.rule not in {"/metrics", "/health", "/ready"}
+    )
     return app
 
 

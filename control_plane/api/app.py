@@ -206,3 +206,10 @@ def _body() -> Any:
         return json.loads(request.get_data())
     except json.JSONDecodeError as exc:
         raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+
+
+def shutdown(app: Flask) -> None:
+    """What a stopping API does once its server stopped taking requests: send the lifecycle events
+    still queued (``events.drain_s`` at most), which a daemon thread would otherwise lose at exit."""
+    events: EventEmitter = app.extensions["biohybrid.events"]
+    events.close()

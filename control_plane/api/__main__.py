@@ -7,7 +7,7 @@ import argparse
 import logging
 import sys
 
-from control_plane.api.app import create_app
+from control_plane.api.app import create_app, shutdown
 from control_plane.config.settings import ConfigError, load_settings
 from control_plane.logs import configure_logging
 from control_plane.serving import serve
@@ -37,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("no API keys configured (api.keys): every request will be refused with 401")
     host = args.host or settings.api.host
     port = args.port if args.port is not None else settings.api.port
-    serve(app, host, port, threads=settings.api.threads, debug=args.debug)
+    try:
+        serve(app, host, port, threads=settings.api.threads, debug=args.debug)  # until SIGTERM / SIGINT
+    finally:
+        shutdown(app)
     return 0
 
 

@@ -163,6 +163,9 @@ def create_app(
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
 
     register_error_handlers(app, settings.opensearch.url)
+    metrics.expect_errors(
+        rule.rule for rule in app.url_map.iter_rules() if rule.rule not in {"/metrics", "/health", "/ready"}
+    )
     return app
 
 
@@ -203,3 +206,10 @@ def _body() -> Any:
         return json.loads(request.get_data())
     except json.JSONDecodeError as exc:
         raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+
+
+def shutdown(app: Flask) -> None:
+    """What a stopping API does once its server stopped taking requests: send the lifecycle events
+    still queued (``events.drain_s`` at most), which a daemon thread would otherwise lose at exit."""
+    events: EventEmitter = app.extensions["biohybrid.events"]
+    events.close()

@@ -1,7 +1,9 @@
 """Exceptions to HTTP answers, in one place for every control API route.
 
 A request that broke a rule gets its 4xx and a message naming the rule (pydantic's field problems, a
-``ClientError``); a service that is down gets 503 (or 502 when OpenSearch refused). Anything else is a
+``ClientError``); a service that is down gets 503, as does a transient cluster answer (a node leaving, a
+shard recovering: ``resilience/transient.py``, the classifier the direct clients retry by), with
+Retry-After; 502 when OpenSearch refused. Anything else is a
 failure of ours, never the client's: 500 with an error id that the logged traceback carries too, so an
 internal ValueError can no longer pass for a bad request.
 """
@@ -19,8 +21,11 @@ from werkzeug.exceptions import HTTPException
 
 from control_plane.api.responses import error_response
 from control_plane.errors import BiohybridError, UnavailableError
+from control_plane.resilience.transient import is_transient
 
 log = logging.getLogger(__name__)
+# Seconds a client waits before asking again after a transient cluster answer.
+RETRY_AFTER_S = "1"
 
 
 def internal_error(exc: Exception) -> Response:
@@ -58,6 +63,15 @@ def register_error_handlers(app: Flask, opensearch_url: str) -> None:
 
     @app.errorhandler(TransportError)
     def cluster_refused(exc: TransportError) -> Response:
+        if is_transient(exc):
+            log.warning("opensearch answered transiently", extra={"error": str(exc)[:500]})
+            answer = error_response(
+                503,
+                f"OpenSearch cannot answer for a moment (a node leaving, a shard recovering): "
+                f"ask again; {str(exc)[:300]}",
+            )
+            answer.headers["Retry-After"] = RETRY_AFTER_S
+            return answer
         log.warning("opensearch refused", extra={"error": str(exc)[:500]})
         return error_response(502, f"OpenSearch refused the request: {str(exc)[:300]}")
 

@@ -3,7 +3,7 @@ several apps in a process do not collide)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -13,6 +13,11 @@ from prometheus_client.registry import Collector
 from control_plane.resilience.breaker import STATE_VALUES, BreakerBoard
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.65, 1.0, 2.0, 5.0)
+# The statuses an error answer usually has, and why a rerank is dropped (search/degradation.py): their
+# series exist at 0 from the start, so the first burst of one is a rise rate() sees, not a new series
+# (rate() needs two samples of a series, and a series born at 5 has one).
+ERROR_STATUSES = ("400", "401", "403", "404", "500", "502", "503")
+RERANK_FALLBACK_REASONS = ("timeout", "unavailable", "gpu_unavailable")
 
 
 class BreakerCollector(Collector):
@@ -141,6 +146,15 @@ class ApiMetrics:
                 registry=registry,
             ),
         )
+
+    def expect_errors(self, endpoints: Iterable[str]) -> None:
+        """Create the ``ERROR_STATUSES`` series of each endpoint's requests, and the rerank fallbacks'
+        reasons, at 0 (the alerts' rates: ops/prometheus/rules.yml)."""
+        for endpoint in endpoints:
+            for status in ERROR_STATUSES:
+                self.request_seconds.labels(endpoint, status)
+        for reason in RERANK_FALLBACK_REASONS:
+            self.rerank_fallbacks.labels(reason)
 
     def track_breakers(self, board: BreakerBoard | None, path: str = "query") -> None:
         """Export ``board``'s breaker states and open counts (nothing when there is no board)."""

@@ -129,8 +129,6 @@ def _execute(
     """Run, write, store and report the planned suite; the job's end goes to the ledger."""
     import socket
 
-    from tqdm import tqdm
-
     from control_plane.evaluation.api import result_of
     from control_plane.evaluation.runner import EvaluationError
     from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
@@ -138,13 +136,14 @@ def _execute(
     from control_plane.evaluation.suite import execute, record
     from control_plane.evaluation.versions import collect_versions
     from control_plane.ledger.records import evaluation_counts
+    from control_plane.progress import progress_bar
     from control_plane.testsets.catalog import write_trec_run
 
     service = evaluation_service(client, settings, evaluation.timeouts)
     retriever = SearchServiceRetriever(service, tenant, index, evaluation.candidate_depth)
     baseline_added = plan.baseline.name not in {c.name for c in plan.configurations}
     runs = len(plan.configurations) + int(baseline_added)
-    bar = tqdm(
+    bar = progress_bar(
         total=runs * len(plan.evaluation_set.queries), unit="query", disable=args.no_progress, file=sys.stderr
     )
 

@@ -8,6 +8,7 @@ import json
 from control_plane.cli.common import Subcommands
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
+from control_plane.resilience.retry import retry_transient
 
 
 def add_parsers(commands: Subcommands) -> None:
@@ -35,7 +36,11 @@ def _query(settings: Settings, args: argparse.Namespace) -> int:
         # their fused order), show the top.
         body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
         body["size"] = max(args.size, settings.models.rerank_top_n)
-    response = client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body)
+    # A node leaving or a shard recovering answers for a moment: asked again (resilience/transient.py).
+    response = retry_transient(
+        lambda: client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body),
+        what="query",
+    )
     response["hits"]["hits"] = response["hits"]["hits"][: args.size]
     if args.json:
         print(json.dumps(response, indent=2))

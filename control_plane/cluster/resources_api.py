@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opensearchpy import NotFoundError, OpenSearch
+from opensearchpy import OpenSearch
 
 from control_plane.resources.catalog import Resource, ResourceKind
 
@@ -21,15 +21,18 @@ def put_resource(client: OpenSearch, resource: Resource) -> None:
 
 
 def get_resource(client: OpenSearch, kind: ResourceKind, name: str) -> dict[str, Any] | None:
-    try:
-        if kind is ResourceKind.COMPONENT_TEMPLATE:
-            found = client.cluster.get_component_template(name=name)["component_templates"]
-            return dict(found[0]["component_template"]) if found else None
-        if kind is ResourceKind.INDEX_TEMPLATE:
-            found = client.indices.get_index_template(name=name)["index_templates"]
-            return dict(found[0]["index_template"]) if found else None
-        if kind is ResourceKind.INGEST_PIPELINE:
-            return dict(client.ingest.get_pipeline(id=name)[name])
-        return dict(client.search_pipeline.get(id=name)[name])
-    except NotFoundError:
-        return None
+    """The resource as the cluster holds it, None when absent. An absent one is expected (a first
+    install), so its 404 is asked for (``ignore``): opensearch-py then neither raises nor logs a warning,
+    while any other failure still does both."""
+    params = {"ignore": 404}
+    if kind is ResourceKind.COMPONENT_TEMPLATE:
+        found = client.cluster.get_component_template(name=name, params=params).get("component_templates")
+        return dict(found[0]["component_template"]) if found else None
+    if kind is ResourceKind.INDEX_TEMPLATE:
+        found = client.indices.get_index_template(name=name, params=params).get("index_templates")
+        return dict(found[0]["index_template"]) if found else None
+    if kind is ResourceKind.INGEST_PIPELINE:
+        answer = client.ingest.get_pipeline(id=name, params=params)
+    else:
+        answer = client.search_pipeline.get(id=name, params=params)
+    return dict(answer[name]) if name in answer else None

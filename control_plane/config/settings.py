@@ -358,6 +358,9 @@ class EventsSettings(_Strict):
     timeout_s: float = Field(2.0, gt=0)
     # Events waiting for the http sink's sender thread; a full queue drops the event (counted).
     queue_size: int = Field(1000, ge=1, le=1_000_000)
+    # Seconds a stopping process (SIGTERM) waits for the http sink to send what it queued; within a
+    # service manager's stop timeout (systemd's 90 s by default).
+    drain_s: float = Field(30.0, gt=0)
     # Whether retrieval.completed carries the query text (off: queries may hold patient details).
     include_query: bool = False
 

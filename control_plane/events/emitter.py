@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 def make_sink(settings: EventsSettings, metrics: EventMetrics) -> EventSink:
     if settings.sink == "http":
-        return HttpSink(settings.url, settings.timeout_s, settings.queue_size, metrics)
+        return HttpSink(settings.url, settings.timeout_s, settings.queue_size, metrics, settings.drain_s)
     return JsonlSink(Path(settings.path), metrics)
 
 
@@ -61,6 +61,7 @@ class EventEmitter:
         return True if self.sink is None else self.sink.flush(timeout_s)
 
     def close(self) -> None:
+        """Stop emitting; what the sink queued is sent first (at most ``events.drain_s``)."""
         if self.sink is not None:
             self.sink.close()
 

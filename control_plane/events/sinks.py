@@ -4,6 +4,7 @@ one JSON line per event appended to a file. A sink never raises into its caller.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -33,9 +34,12 @@ class HttpSink:
     (a status, a timeout, a refused connection) is dropped as send_failed: events are telemetry, not
     records (the job ledger is the record)."""
 
-    def __init__(self, url: str, timeout_s: float, queue_size: int, metrics: EventMetrics) -> None:
+    def __init__(
+        self, url: str, timeout_s: float, queue_size: int, metrics: EventMetrics, drain_s: float = 30.0
+    ) -> None:
         self.url = url
         self.timeout_s = timeout_s
+        self.drain_s = drain_s
         self.metrics = metrics
         self._queue: queue.Queue[CloudEvent | None] = queue.Queue(maxsize=queue_size)
         self._session = requests.Session()
@@ -92,15 +96,23 @@ class HttpSink:
         return True
 
     def close(self) -> None:
-        """Stop taking events; the sender thread ends after what is queued (waits at most timeout_s)."""
+        """Stop taking events and send every accepted one before returning, ``drain_s`` at most: a process
+        stopping (SIGTERM) closes its sink last, and its daemon sender thread dies with it. What is still
+        queued after ``drain_s`` is logged as lost."""
         if self._closed:
             return
         self._closed = True
-        try:
-            self._queue.put(None, timeout=self.timeout_s)
-        except queue.Full:
+        deadline = time.monotonic() + self.drain_s
+        with contextlib.suppress(queue.Full):  # the queue stayed full: the join below times out
+            self._queue.put(None, timeout=self.drain_s)  # behind every accepted event
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        if self._thread.is_alive():
+            left = max(0, self._queue.unfinished_tasks - 1)
+            log.warning(
+                "events not sent before the drain time ran out",
+                extra={"url": self.url, "queued": left, "drain_s": self.drain_s},
+            )
             return
-        self._thread.join(self.timeout_s)
         self._session.close()
 
 

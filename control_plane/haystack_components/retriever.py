@@ -30,6 +30,7 @@ from control_plane.query.components import (
     dense_text_clause,
     sparse_text_clause,
 )
+from control_plane.resilience.retry import retry_transient
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
 from control_plane.search.ordering import ordered_chunks
@@ -145,14 +146,15 @@ class BiohybridRetriever:
             "_source": {"excludes": list(VECTOR_FIELDS)},
             "query": named_text_query(query, self.candidate_depth, filters),
         }
-        answer = self._opensearch().search(
-            index=self.index,
-            body=body,
-            params={
-                "search_pipeline": self.search_pipeline,
-                "include_named_queries_score": "true",
-                "request_timeout": self.timeout_s,
-            },
+        params = {
+            "search_pipeline": self.search_pipeline,
+            "include_named_queries_score": "true",
+            "request_timeout": self.timeout_s,
+        }
+        # A node leaving or a shard recovering answers for a moment: asked again (resilience/transient.py).
+        answer = retry_transient(
+            lambda: self._opensearch().search(index=self.index, body=body, params=params),
+            what="haystack retriever",
         )
         chunks = [chunk_result(hit, False, COMPONENTS) for hit in answer["hits"]["hits"]]
         return ordered_chunks(chunks, keys)[skip : skip + size]

@@ -105,6 +105,7 @@ class ModelHost:
             self.states[name] = ModelState(name, "sparse")
         for name in config.rerank_models:
             self.states[name] = ModelState(name, "rerank")
+        metrics.expect_models({name: state.role for name, state in self.states.items()})
         self._dense: dict[str, MicroBatcher[str, Vector]] = {}
         self._query_prefix: dict[str, str] = {}
         self._sparse: dict[str, MicroBatcher[str, dict[str, float]]] = {}

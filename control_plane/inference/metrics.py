@@ -19,6 +19,14 @@ from prometheus_client.registry import Collector
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+# The statuses a model call's error answer usually has (a bad request, an unknown model, a failure,
+# shedding or a GPU failure): created at 0, so a first burst of one is a rise rate() sees rather than a
+# new series (rate() needs two samples of a series).
+ERROR_STATUSES = ("400", "404", "500", "503")
+# The endpoints that serve each model role (control_plane/inference/app.py; a dense model's cosine is
+# served on /v1/rerank too).
+ROLE_ENDPOINTS = {"dense": ("embeddings", "rerank"), "sparse": ("sparse",), "rerank": ("rerank",)}
+UNKNOWN_MODEL = "unknown"
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,15 @@ class ServiceMetrics:
                 registry=self.registry,
             )
         self._gpu_models.add(model)
+
+    def expect_models(self, roles: dict[str, str]) -> None:
+        """Create the ``ERROR_STATUSES`` series of every served model (``{name: role}``) on its endpoint,
+        and of the ``unknown`` model label on every endpoint, at 0."""
+        served = [(endpoint, model) for model, role in roles.items() for endpoint in ROLE_ENDPOINTS[role]]
+        unknown = [(endpoint, UNKNOWN_MODEL) for endpoint in ("embeddings", "sparse", "rerank")]
+        for endpoint, model in [*served, *unknown]:
+            for status in ERROR_STATUSES:
+                self.requests.labels(endpoint, model, status)
 
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.batch_size.labels(model).observe(size)

@@ -12,17 +12,16 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from opensearchpy import NotFoundError, OpenSearch
-from opensearchpy.exceptions import ConflictError, RequestError, TransportError
+from opensearchpy.exceptions import ConflictError, RequestError
 
 from control_plane.errors import UnavailableError
-from control_plane.resilience.policy import backoff_s
+from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.transient import is_unstarted_shard
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# What a node answers while the shard a write needs is not started yet: ml-commons creates its system
-# indices (connectors, models) on their first write, on a new cluster, and writes before the primary has
-# recovered. Transient: the same call succeeds a moment later.
-_RECOVERING_SHARD_ERRORS = frozenset({"no_shard_available_action_exception", "unavailable_shards_exception"})
+# Calls of an ml-commons write in all: waits of 0.5, 1, 2, 4, 8 s then 10 s, about a minute together.
+RECOVERY_ATTEMPTS = 10
 
 
 class ModelsNotReadyError(UnavailableError, RuntimeError):
@@ -108,32 +107,14 @@ def delete_connector(client: OpenSearch, connector_id: str, wait_s: float = 10.0
             time.sleep(0.5)
 
 
-def is_recovering_shard(error: BaseException) -> bool:
-    """Whether ``error`` is a 503 for a shard still starting (worth retrying), not a refused request."""
-    return (
-        isinstance(error, TransportError)
-        and error.status_code == 503
-        and str(error.error) in _RECOVERING_SHARD_ERRORS
-    )
+def retry_recovering(
+    call: Callable[[], T], *, what: str, attempts: int = RECOVERY_ATTEMPTS, base_s: float = 0.5
+) -> T:
+    """``call()``, retried with back-off while it meets a shard not started yet, ``attempts`` calls at most.
 
-
-def retry_recovering(call: Callable[[], T], *, what: str, wait_s: float = 60.0, base_s: float = 0.5) -> T:
-    """``call()``, retried with back-off while it meets a recovering shard, for at most ``wait_s``.
-
-    Any other error, and a shard still recovering after ``wait_s``, goes to the caller unchanged.
+    ml-commons creates its system indices (connectors, models) on their first write, on a new cluster,
+    and writes before the primary has recovered. Only answers that say so are retried
+    (``is_unstarted_shard``: the write never ran); these writes are not idempotent, so a lost connection,
+    which may have followed a write that landed, goes to the caller unchanged, as does any other error.
     """
-    deadline = time.monotonic() + wait_s
-    attempt = 0
-    while True:
-        try:
-            return call()
-        except TransportError as error:
-            delay = backoff_s(attempt, base_s)
-            if not is_recovering_shard(error) or time.monotonic() + delay > deadline:
-                raise
-            log.warning(
-                "ml-commons index not ready, retrying",
-                extra={"call": what, "attempt": attempt + 1, "delay_s": delay, "error": str(error.error)},
-            )
-            time.sleep(delay)
-            attempt += 1
+    return retry_transient(call, what=what, attempts=attempts, base_s=base_s, transient=is_unstarted_shard)

@@ -172,10 +172,10 @@ def index_size(client: OpenSearch, index: str) -> tuple[int, int]:
 
 def search(plan: SuitePlan, retriever: SearchServiceRetriever, depth: int, quiet: bool) -> SuiteResult:
     """Every configuration over the plan's queries, with a progress bar on stderr unless ``quiet``."""
-    from tqdm import tqdm
+    from control_plane.progress import progress_bar
 
     total = len(plan.configurations) * len(plan.evaluation_set.queries)
-    with tqdm(total=total, unit="query", disable=quiet, file=sys.stderr) as bar:
+    with progress_bar(total=total, unit="query", disable=quiet, file=sys.stderr) as bar:
 
         def progress(configuration: str, done: int, count: int) -> None:
             bar.set_description(configuration, refresh=False)

@@ -45,6 +45,7 @@ from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestSummary
 from control_plane.query.components import text_search_body
+from control_plane.resilience.retry import retry_transient
 
 pytestmark = pytest.mark.integration
 
@@ -104,11 +105,16 @@ class Searcher:
         return Answer(path, query, phase, None, 200, bool(body["metadata"]["partial"]), ids)
 
     def _direct(self, query: str, phase: str) -> Answer:
+        """As the project's direct clients search: a transient answer (a node leaving, a shard
+        recovering) is asked again a bounded number of times (control_plane/resilience/retry.py)."""
         try:
-            answer = self.direct.search(
-                index=self.index,
-                body=text_search_body(query, DIRECT_DEPTH),
-                params={"search_pipeline": "hybrid-rrf"},
+            answer = retry_transient(
+                lambda: self.direct.search(
+                    index=self.index,
+                    body=text_search_body(query, DIRECT_DEPTH),
+                    params={"search_pipeline": "hybrid-rrf"},
+                ),
+                what="direct search",
             )
         except Exception as exc:  # every failure a client would see is recorded
             return Answer("direct", query, phase, f"{type(exc).__name__}: {str(exc)[:300]}", 0, False, ())

@@ -12,6 +12,7 @@ import re
 import pytest
 from flask import Flask
 from pydantic import BaseModel
+from unit.resilience.cluster_answers import NO_INDEX, NULL_NODE, raised
 
 import control_plane
 from control_plane.api.auth import AuthError
@@ -34,6 +35,8 @@ def _app() -> Flask:
         "down": SearchUnavailableError(["dense: timeout", "bm25: unavailable"]),
         "internal-value": ValueError("candidate_depth must be resolved first"),
         "internal-project": ArtifactError("model.onnx differs from the manifest"),
+        "node-left": raised(NULL_NODE),
+        "no-index": raised(NO_INDEX),
     }
 
     @app.get("/fail/<name>")
@@ -95,3 +98,12 @@ def test_every_project_exception_shares_the_root() -> None:
             if ours and not issubclass(value, BiohybridError):
                 outside.append(f"{module.name}.{name}")
     assert outside == []
+
+
+def test_a_transient_cluster_answer_is_503_with_retry_after_and_a_refusal_502() -> None:
+    answer = _app().test_client().get("/fail/node-left")
+    assert answer.status_code == 503
+    assert answer.headers["Retry-After"] == "1"
+    assert "ask again" in answer.get_json()["error"]["message"]
+    refused = _app().test_client().get("/fail/no-index")
+    assert refused.status_code == 502 and "Retry-After" not in refused.headers

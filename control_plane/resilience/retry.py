@@ -1,0 +1,46 @@
+"""A bounded retry of a call that may meet a transient cluster answer (``transient.py``): the direct
+clients' searches, and ml-commons' writes with a narrower test. Bounded by a number of calls, so a
+cluster that stays down is reported after a known wait, never retried forever."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from control_plane.resilience.policy import backoff_s
+from control_plane.resilience.transient import is_transient
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Calls a direct search makes in all: waits of 0.5, 1 and 2 s cover a node leaving a cluster.
+SEARCH_ATTEMPTS = 4
+
+
+def retry_transient(
+    call: Callable[[], T],
+    *,
+    what: str,
+    attempts: int = SEARCH_ATTEMPTS,
+    base_s: float = 0.5,
+    transient: Callable[[BaseException], bool] = is_transient,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``call()``, called again after a back-off while it fails ``transient``ly, ``attempts`` calls at
+    most. A failure that is not transient, and the last one, reach the caller unchanged."""
+    calls = 0
+    while True:
+        try:
+            return call()
+        except Exception as error:
+            calls += 1
+            if calls >= attempts or not transient(error):
+                raise
+            delay = backoff_s(calls - 1, base_s)
+            log.warning(
+                "transient cluster answer, retrying",
+                extra={"call": what, "attempt": calls, "delay_s": delay, "error": str(error)[:300]},
+            )
+            sleep(delay)

@@ -1,0 +1,60 @@
+"""The bounded retry of transient cluster answers: again after a back-off, at most N calls; anything
+else reaches the caller at once."""
+
+from __future__ import annotations
+
+import pytest
+from opensearchpy.exceptions import TransportError
+from unit.resilience.cluster_answers import NO_INDEX, NULL_NODE, UNAVAILABLE_SHARDS, raised
+
+from control_plane.resilience.retry import retry_transient
+
+
+class Calls:
+    """Answers a call gives in turn (an exception is raised), and the waits between them."""
+
+    def __init__(self, *answers: object) -> None:
+        self.answers = list(answers)
+        self.made = 0
+        self.waits: list[float] = []
+
+    def __call__(self) -> object:
+        self.made += 1
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def test_a_transient_answer_is_retried_until_the_call_succeeds() -> None:
+    calls = Calls(raised(NULL_NODE), raised(UNAVAILABLE_SHARDS), {"hits": {"hits": []}})
+    assert retry_transient(calls, what="search", sleep=calls.sleep) == {"hits": {"hits": []}}
+    assert calls.made == 3
+    assert calls.waits == [0.5, 1.0]
+
+
+def test_it_gives_up_after_n_calls_with_the_last_answer() -> None:
+    last = raised(NULL_NODE)
+    calls = Calls(last)
+    with pytest.raises(TransportError) as caught:
+        retry_transient(calls, what="search", attempts=3, base_s=0.1, sleep=calls.sleep)
+    assert caught.value is last
+    assert calls.made == 3
+    assert calls.waits == [0.1, 0.2]
+
+
+def test_a_refused_request_is_raised_at_once() -> None:
+    calls = Calls(raised(NO_INDEX))
+    with pytest.raises(TransportError, match="index_not_found_exception"):
+        retry_transient(calls, what="search", sleep=calls.sleep)
+    assert (calls.made, calls.waits) == (1, [])
+
+
+def test_a_narrower_test_retries_less() -> None:
+    calls = Calls(raised(NULL_NODE), "answered")
+    with pytest.raises(TransportError):
+        retry_transient(calls, what="write", transient=lambda error: False, sleep=calls.sleep)
+    assert calls.made == 1

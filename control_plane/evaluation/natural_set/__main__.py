@@ -18,7 +18,9 @@ def main() -> int:
     pool.add_argument("--depth", type=int, default=20)
     pool.add_argument("--tenant", default="default", help="tenant id the service searches as")
     pool.add_argument("--out", type=Path, default=FOLDER / "pool.jsonl")
-    build = commands.add_parser("build", help="split by topic group; write qrels and build.json")
+    build = commands.add_parser(
+        "build", help="grade the pool from reading.tsv and topics.json; split by topic group; write qrels"
+    )
     build.add_argument("--folder", type=Path, default=FOLDER)
     args = parser.parse_args()
     if args.command == "pool":
@@ -28,7 +30,9 @@ def main() -> int:
         print(f"{count} (query, chunk) pairs -> {args.out}")
         return 0
     from control_plane.evaluation.natural_set.build import build as build_folder
+    from control_plane.evaluation.natural_set.judge import judge
 
+    judge(args.folder)
     print(json.dumps(build_folder(args.folder), indent=2, sort_keys=True))
     return 0
 

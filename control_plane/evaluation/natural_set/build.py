@@ -1,7 +1,8 @@
 """Split the questions by topic group and write ``qrels/<split>.tsv`` and ``build.json`` from the judgments.
 
-Split rule (fixed, no choice per question): topic groups in order of the SHA-256 of their id; each goes to
-the split with fewer questions so far (dev on a tie). Questions of one group never straddle the splits.
+Split rule (fixed, no choice per question): a topic group is in dev when the SHA-256 of its id, read as a
+number, is even, else in test. Questions of one group never straddle the splits, and adding or dropping a
+question moves no other group.
 """
 
 from __future__ import annotations
@@ -24,27 +25,14 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-def group_order(groups: Iterable[str]) -> list[str]:
-    return sorted(set(groups), key=lambda group: hashlib.sha256(group.encode("utf-8")).hexdigest())
-
-
-def split_groups(queries: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Topic group -> split, by the module's rule (hash order, then the smaller split so far)."""
-    sizes = Counter(str(query["metadata"]["group"]) for query in queries)
-    assigned: dict[str, str] = {}
-    totals = dict.fromkeys(SPLITS, 0)
-    for group in group_order(sizes):
-        split = min(SPLITS, key=lambda name: totals[name])  # min keeps the first (dev) on a tie
-        assigned[group] = split
-        totals[split] += sizes[group]
-    return assigned
+def group_split(group: str) -> str:
+    """The split of a topic group: dev when the SHA-256 of its id is even."""
+    return SPLITS[int(hashlib.sha256(group.encode("utf-8")).hexdigest(), 16) % 2]
 
 
 def query_split(queries: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """Query id -> split."""
-    queries = list(queries)
-    groups = split_groups(queries)
-    return {str(query["_id"]): groups[str(query["metadata"]["group"])] for query in queries}
+    return {str(query["_id"]): group_split(str(query["metadata"]["group"])) for query in queries}
 
 
 def build(folder: Path) -> dict[str, Any]:
@@ -55,7 +43,11 @@ def build(folder: Path) -> dict[str, Any]:
     by_split: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     grades: Counter[int] = Counter()
     for judgment in judgments:
-        query_id, chunk_id, grade = str(judgment["query_id"]), str(judgment["chunk_id"]), int(judgment["grade"])
+        query_id, chunk_id, grade = (
+            str(judgment["query_id"]),
+            str(judgment["chunk_id"]),
+            int(judgment["grade"]),
+        )
         if grade not in GRADES:
             raise ValueError(f"grade {grade} for ({query_id}, {chunk_id}) is not one of {GRADES}")
         grades[grade] += 1

@@ -36,6 +36,16 @@ _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
 _PROJECT_TEST_SETS: dict[str, tuple[str, str]] = {
     "clinical/dev": ("clinical", "dev"),
     "clinical/test": ("clinical", "test"),
+    "clinical-natural/dev": ("clinical-natural", "dev"),
+    "clinical-natural/test": ("clinical-natural", "test"),
+}
+# Project collections that judge another collection's corpus instead of holding a copy: name -> the
+# folder (beside it) whose corpus.jsonl they share.
+_SHARED_CORPUS: dict[str, str] = {"clinical-natural": "clinical"}
+# How to (re)build each project collection.
+_BUILD_COMMANDS: dict[str, str] = {
+    "clinical": "python -m control_plane.evaluation.clinical_set --out {folder}",
+    "clinical-natural": "python -m control_plane.evaluation.natural_set build --folder {folder}",
 }
 KNOWN_TEST_SET_IDS: tuple[str, ...] = (*_KNOWN_TEST_SETS, *_PROJECT_TEST_SETS)
 
@@ -67,6 +77,8 @@ class TestSet:
     test_set_id: str
     folder: Path
     split: str
+    # The folder whose corpus.jsonl this split uses, when not its own (a collection sharing a corpus).
+    corpus_folder: Path | None = None
 
     @property
     def qrels_path(self) -> Path:
@@ -98,7 +110,7 @@ class TestSet:
 
     def corpus(self) -> Iterator[Document]:
         """Every document of the folder, in file order (the corpus is shared by all splits)."""
-        path = self.folder / "corpus.jsonl"
+        path = (self.corpus_folder or self.folder) / "corpus.jsonl"
         for line_number, record in _read_jsonl(path):
             metadata = record.get("metadata") or {}
             if not isinstance(metadata, dict):
@@ -113,14 +125,17 @@ class TestSet:
 
 def load_test_set(test_set_id: str) -> TestSet:
     """Resolve a known id (``nfcorpus/dev``) or ``<folder>:<split>`` to a lazily loaded TestSet."""
+    corpus_folder: Path | None = None
     if test_set_id in _PROJECT_TEST_SETS:
         name, split = _PROJECT_TEST_SETS[test_set_id]
         folder = project_testsets_root() / name
         if not folder.is_dir():
             raise FileNotFoundError(
-                f"test set {test_set_id!r} needs {folder}; build it with `python -m "
-                f"control_plane.evaluation.{name}_set --out {folder}` or set {PROJECT_TESTSETS_DIR_ENV_VAR}"
+                f"test set {test_set_id!r} needs {folder}; build it with "
+                f"`{_BUILD_COMMANDS[name].format(folder=folder)}` or set {PROJECT_TESTSETS_DIR_ENV_VAR}"
             )
+        if name in _SHARED_CORPUS:
+            corpus_folder = project_testsets_root() / _SHARED_CORPUS[name]
     elif test_set_id in _KNOWN_TEST_SETS:
         dataset, split = _KNOWN_TEST_SETS[test_set_id]
         root = datasets_root()
@@ -140,7 +155,7 @@ def load_test_set(test_set_id: str) -> TestSet:
         folder = Path(folder_text).expanduser()
         if not folder.is_dir():
             raise ValueError(f"test set id {test_set_id!r}: {folder} is not a folder")
-    test_set = TestSet(test_set_id=test_set_id, folder=folder, split=split)
+    test_set = TestSet(test_set_id=test_set_id, folder=folder, split=split, corpus_folder=corpus_folder)
     if not test_set.qrels_path.is_file():
         available = sorted(path.stem for path in (folder / "qrels").glob("*.tsv"))
         raise ValueError(

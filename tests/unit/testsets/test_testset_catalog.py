@@ -49,7 +49,8 @@ def _write_beir_folder(folder: Path, splits: dict[str, str]) -> Path:
     return folder
 
 
-PROJECT_SPLITS = {"clinical/dev", "clinical/test"}  # built by the project (testsets/clinical/README.md)
+# built by the project (testsets/clinical/README.md, testsets/clinical-natural/README.md)
+PROJECT_SPLITS = {"clinical/dev", "clinical/test", "clinical-natural/dev", "clinical-natural/test"}
 
 
 def test_known_ids() -> None:

@@ -104,6 +104,8 @@ scifact: node-up service-up ## index SciFact (9,076 chunks; ~15 min on 2 cores t
 	$(BIN)/biohybrid --log-format text ingest scifact --index chunks-scifact
 
 demo: setup ## example queries: straight to OpenSearch's pipelines, then through the control API
+	$(BIN)/biohybrid query "eligibility for breast cancer trials" --index $(DEMO_INDEX) --pipeline clinical-minmax
+	$(BIN)/biohybrid query "side effects of the treatment" --index $(DEMO_INDEX) --pipeline clinical-rrf
 	$(BIN)/biohybrid query "exclusion criteria pregnancy" --index $(DEMO_INDEX) --pipeline hybrid-rrf
 	$(BIN)/biohybrid query "serious adverse events of the study drug" --index $(DEMO_INDEX) --pipeline hybrid-minmax
 	$(BIN)/biohybrid query "dose of the intervention in mg" --index $(DEMO_INDEX) --pipeline hybrid-rrf-rerank

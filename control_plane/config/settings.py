@@ -245,7 +245,7 @@ class SectionRoutingSettings(_Strict):
     depth: int = Field(50, ge=1, le=1000, description="fused chunks routing looks at")
     fetch_sections: bool = Field(True, description="fetch routed sections the fused list missed")
     pipeline_window: int = Field(
-        100,
+        50,
         ge=1,
         le=1000,
         description="fused chunks the clinical search pipelines route over (at least depth: a pipeline "

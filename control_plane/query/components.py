@@ -110,6 +110,11 @@ def text_search_body(text: str, size: int) -> dict[str, Any]:
     return {"size": size, "query": text_hybrid_query(text), "_source": {"excludes": list(VECTOR_FIELDS)}}
 
 
+def plain_search_body(text: str, size: int) -> dict[str, Any]:
+    """A clinical pipeline's request: the question alone (the pipeline writes the hybrid query)."""
+    return {"size": size, "query": {"match": {"text": text}}, "_source": {"excludes": list(VECTOR_FIELDS)}}
+
+
 def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
     """The plain-text hybrid query a client sends: every component by query text alone (the search
     pipeline's neural_query_enricher supplies the model ids)."""

@@ -17,6 +17,7 @@ from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import LOCAL_FILE, ApiKey, load_settings
 from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.settings import load_evaluation_settings
+from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.process import start_service, stop_service
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
@@ -27,7 +28,9 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
     prefix = session_index("api")
     root = datasets_root()
     state, port = tmp_path_factory.mktemp("inference"), free_port()
-    url, _ = start_service(port, state)
+    with pytest.MonkeyPatch.context() as env:  # the fault switch: only armed faults ever fire
+        env.setenv(FAULT_ENV_VAR, "1")
+        url, _ = start_service(port, state)
     try:
         settings = load_settings(
             LOCAL_FILE,

@@ -1,0 +1,180 @@
+"""The clinical search pipelines, queried as a client does (plain text, a pipeline name), against
+/v1/search on the same stack: the same ranking, the client's filters honoured, and a plain hybrid
+answer when the clinical models fail (their fault switch)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from integration.api.stack import ApiStack, headers
+from integration.fault_switch import arm, disarm, requests_reached
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
+from prometheus_client.parser import text_string_to_metric_families
+
+from control_plane.api.app import create_app
+from control_plane.evaluation.settings import load_evaluation_settings
+from control_plane.query.components import product_text_hybrid
+from control_plane.testsets.catalog import load_test_set
+
+pytestmark = pytest.mark.integration
+PIPELINES = {"weighted": "clinical-minmax", "rrf": "clinical-rrf"}
+TOP = 10
+TIE = 1e-5
+
+
+def _direct(
+    client: OpenSearch, index: str, pipeline: str, query: dict[str, Any], size: int = TOP + 2
+) -> list[dict[str, Any]]:
+    body = {"size": size, "query": query, "_source": {"excludes": ["embedding", "sparse_terms"]}}
+    answer = client.search(index=index, params={"search_pipeline": pipeline}, body=body)
+    return list(answer["hits"]["hits"])
+
+
+@pytest.fixture(scope="module")
+def unfetched(stack: ApiStack, client: OpenSearch) -> FlaskClient:
+    """/v1/search as the pipelines can route: without the section fetch (a pipeline cannot send a
+    second request), the same routing window."""
+    routing = stack.settings.search.section_routing
+    assert routing.pipeline_window == routing.depth
+    search = stack.settings.search.model_copy(
+        update={"section_routing": routing.model_copy(update={"fetch_sections": False})}
+    )
+    settings = stack.settings.model_copy(update={"search": search})
+    return create_app(settings, client, evaluation=load_evaluation_settings(environ={})).test_client()
+
+
+def _api(
+    api: FlaskClient, stack: ApiStack, text: str, fusion: str, size: int = TOP + 2
+) -> list[dict[str, Any]]:
+    body: dict[str, Any] = {"query": text, "size": size, "boosts": True, "fusion_method": fusion}
+    if fusion == "weighted":  # the pipeline's fixed weights (a pipeline cannot take per-query-type ones)
+        body["weights"] = stack.settings.fusion.weights.model_dump()
+    answer = api.post("/v1/search", json=body, headers=headers("a-search"))
+    assert answer.status_code == 200, answer.get_json()
+    return list(answer.get_json()["results"])
+
+
+def same_top(api: Sequence[tuple[str, float]], direct: Sequence[str], top: int = TOP) -> bool:
+    """Whether ``direct`` ranks the top ``top`` as ``api`` does, chunks of equal score in any order:
+    compared tie group by tie group, up to the last group that ends within the top."""
+    start = 0
+    while start < min(top, len(api)):
+        end = start + 1
+        while end < len(api) and abs(api[end][1] - api[start][1]) <= TIE:
+            end += 1
+        if end > top and start > 0:
+            break
+        if {c for c, _ in api[start:end]} != set(direct[start:end]):
+            return False
+        start = end
+    return True
+
+
+def test_same_top_reads_ties_as_one_group() -> None:
+    api = [("a", 1.0), ("b", 0.5), ("c", 0.5), ("d", 0.2)]
+    assert same_top(api, ["a", "c", "b", "d"], top=4)
+    assert not same_top(api, ["b", "a", "c", "d"], top=4)
+
+
+@pytest.mark.parametrize("fusion", ["weighted", "rrf"])
+def test_a_plain_question_through_a_clinical_pipeline_ranks_as_v1_search(
+    stack: ApiStack, client: OpenSearch, unfetched: FlaskClient, fusion: str
+) -> None:
+    index = f"{stack.prefix}-a"
+    questions = list(load_test_set("clinical/dev").queries())
+    differ = []
+    for question in questions:
+        api = [(r["chunk_id"], float(r["score"])) for r in _api(unfetched, stack, question.text, fusion)]
+        direct = [
+            h["_id"] for h in _direct(client, index, PIPELINES[fusion], {"match": {"text": question.text}})
+        ]
+        if not same_top(api, direct):
+            differ.append((question.text, [c for c, _ in api[:TOP]], direct[:TOP]))
+    assert len(questions) >= 100
+    assert not differ, f"{len(differ)} of {len(questions)} questions rank differently, e.g. {differ[:2]}"
+
+
+def test_the_routed_answer_says_what_it_applied_and_keeps_the_page_size(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    hits = _direct(
+        client,
+        f"{stack.prefix}-a",
+        "clinical-minmax",
+        {"match": {"text": "side effects of the treatment"}},
+        size=3,
+    )
+    assert len(hits) == 3
+    notes = [h["_source"]["clinical_route"] for h in hits]
+    assert all(note.startswith("intents=adverse_events") for note in notes), notes
+    assert "lifted" in notes[0] and "not lifted" not in notes[0]
+    assert all("previous_score" in h["_source"] and "route_score" not in h["_source"] for h in hits)
+
+
+def test_client_filters_reach_every_sub_query_and_are_never_widened(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    index = f"{stack.prefix}-a"
+    question = "eligibility for breast cancer trials"
+    narrowed = _direct(client, index, "clinical-rrf", {"match": {"text": question}}, size=30)
+    assert {h["_source"]["source"] for h in narrowed} == {"ctgov", "pmc"}
+    filtered = {"bool": {"must": [{"match": {"text": question}}], "filter": [{"term": {"source": "pmc"}}]}}
+    hits = _direct(client, index, "clinical-rrf", filtered, size=30)
+    assert hits and {h["_source"]["source"] for h in hits} == {"pmc"}
+    one = sorted({h["_source"]["doc_id"] for h in narrowed})[0]
+    confined = {"bool": {"must": [{"match": {"text": question}}], "filter": {"term": {"doc_id": one}}}}
+    assert {h["_source"]["doc_id"] for h in _direct(client, index, "clinical-minmax", confined, size=30)} == {
+        one
+    }
+
+
+def test_a_query_of_another_form_is_refused_with_the_form_to_send(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    with pytest.raises(TransportError) as refused:
+        _direct(client, f"{stack.prefix}-a", "clinical-minmax", {"term": {"source": "pmc"}})
+    assert "match" in str(refused.value.info) and "text" in str(refused.value.info)
+
+
+def _degraded(url: str) -> float:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "biohybrid_inference_clinical_degraded"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    )
+
+
+def test_failed_clinical_models_leave_the_plain_hybrid_ranking(stack: ApiStack, client: OpenSearch) -> None:
+    index, url = f"{stack.prefix}-a", stack.settings.models.service_url
+    question = "eligibility for breast cancer trials"
+    depth, ef = stack.settings.search.candidate_depth, stack.settings.index.knn.ef_search
+    plain = _direct(
+        client, index, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
+    )
+    degraded_before = _degraded(url)
+    route_before = requests_reached(url, "clinical_route", "clinical").get("503", 0)
+    arm(url, 2, endpoints=("clinical_rewrite", "clinical_route"), message="clinical models down")
+    try:
+        started = time.perf_counter()
+        hits = _direct(client, index, "clinical-minmax", {"match": {"text": question}}, size=TOP)
+        spent = time.perf_counter() - started
+    finally:
+        disarm(url)
+    assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
+    assert {h["_source"]["source"] for h in hits} != {"ctgov"} or {h["_source"]["source"] for h in plain} == {
+        "ctgov"
+    }
+    assert spent < 5.0
+    assert _degraded(url) == degraded_before + 1
+    assert requests_reached(url, "clinical_route", "clinical").get("503", 0) == route_before + 1

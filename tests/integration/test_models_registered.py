@@ -18,7 +18,7 @@ from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
 from control_plane.mlcommons.ml_api import delete_connector, ml
-from control_plane.mlcommons.registry import model_specs, models_status, register_models
+from control_plane.mlcommons.registry import ROLES, model_specs, models_status, register_models
 from control_plane.models.cross_encoder import CrossEncoderScorer
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.sparse import SparseEncoder
@@ -62,12 +62,7 @@ def test_registration_is_idempotent_and_deployed(
     again = {m.role: m.model_id for m in register_models(client, service_settings)}
     assert again == model_ids
     status = models_status(client, service_settings)
-    assert {m.role: m.state for m in status} == {
-        "dense": "DEPLOYED",
-        "dense_query": "DEPLOYED",
-        "sparse": "DEPLOYED",
-        "rerank": "DEPLOYED",
-    }
+    assert {m.role: m.state for m in status} == {role: "DEPLOYED" for role in ROLES}
 
 
 def test_ingest_pipeline_gives_the_python_paths_vectors(

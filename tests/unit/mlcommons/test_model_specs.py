@@ -8,7 +8,15 @@ from control_plane.mlcommons.registry import model_specs
 def test_each_role_gets_a_named_connector_to_the_service() -> None:
     settings = load_settings(environ={"BIOHYBRID__MODELS__SERVICE_URL": "http://127.0.0.1:8600"})
     specs = {s.role: s for s in model_specs(settings)}
-    assert set(specs) == {"dense", "dense_query", "sparse", "rerank"}
+    assert set(specs) == {"dense", "dense_query", "sparse", "rerank", "clinical_rewrite", "clinical_route"}
+    assert (
+        specs["clinical_rewrite"].connector["actions"][0]["url"]
+        == "${parameters.endpoint}/v1/clinical/rewrite"
+    )
+    assert (
+        specs["clinical_route"].connector["actions"][0]["url"] == "${parameters.endpoint}/v1/clinical/route"
+    )
+    assert specs["clinical_route"].connector["client_config"]["read_timeout"] == 2
     dense = specs["dense"]
     assert dense.name == "biohybrid-dense-bge-small-bio"
     assert dense.connector["name"] == "biohybrid-dense-bge-small-bio-connector"

@@ -21,9 +21,10 @@ from typing import Any
 from flask import Flask, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig, load_intent_config
+from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
 from control_plane.clinical.pipeline import PipelineQueryError, plain_rewrite, rewrite, route
-from control_plane.config.settings import FacetSettings, SectionRoutingSettings
+from control_plane.clinical.planning import intent_config
+from control_plane.config.settings import FacetSettings, SectionRoutingSettings, describe_errors
 from control_plane.inference.faults import FaultInjector
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import RequestError
@@ -57,8 +58,8 @@ def _parse(model: type[_Body], body: Any) -> Any:
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors())
-        raise RequestError(400, f"bad {model.__name__[:-4].lower()} request: {problems}") from None
+        what = model.__name__.removesuffix("Body").lower()
+        raise RequestError(400, f"bad {what} request: {describe_errors(exc)}") from None
 
 
 def register_clinical_routes(
@@ -71,7 +72,7 @@ def register_clinical_routes(
 ) -> None:
     """The two endpoints on ``app``; ``timed`` answers, counts and times a handler as the model
     endpoints do; the intents are read once here (a bad file stops the service at start)."""
-    config: IntentConfig = load_intent_config(intents_file or DEFAULT_INTENTS_FILE)
+    config: IntentConfig = intent_config(str(intents_file or DEFAULT_INTENTS_FILE))
 
     @app.post("/v1/clinical/rewrite")
     def clinical_rewrite() -> Response:

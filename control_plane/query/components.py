@@ -123,6 +123,21 @@ def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
     )
 
 
+def named_clause(component: str, clause: dict[str, Any]) -> dict[str, Any]:
+    """The component's clause named after it, so OpenSearch reports its score per hit (matched_queries
+    with include_named_queries_score). The dense clause is wrapped in a named bool: inside a hybrid
+    query OpenSearch 3.6 drops a `_name` set on a knn or neural query. Names ``clause`` in place."""
+    if component == "bm25":
+        clause["multi_match"]["_name"] = component
+    elif component == "splade":
+        clause["neural_sparse"][SPARSE_FIELD]["_name"] = component
+    elif component == "dense":
+        return {"bool": {"must": [clause], "_name": component}}
+    else:
+        raise ValueError(f"unknown component {component!r}; expected one of {COMPONENT_ORDER}")
+    return clause
+
+
 def product_text_hybrid(
     text: str,
     depth: int,
@@ -134,17 +149,17 @@ def product_text_hybrid(
     the same named sub-queries, field weights, candidate depth (``pagination_depth`` and k-NN ``k``) and
     filters (on the hybrid query and inside the k-NN clause, so k neighbours are found *within* them) as
     /v1/search sends with vectors; ml-commons encodes the text (the pipeline's neural_query_enricher
-    names the models). The dense clause sits in a named bool, as OpenSearch drops a `_name` on it."""
-    bm25 = bm25_clause(text, bm25_fields)
-    bm25["multi_match"]["_name"] = "bm25"
-    splade = sparse_text_clause(text)
-    splade["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
+    names the models). Sub-queries are named as /v1/search names them (``named_clause``)."""
     dense = dense_text_clause(text, depth)
     neural = dense["neural"][DENSE_FIELD]
     if ef_search is not None:
         neural["method_parameters"] = {"ef_search": max(ef_search, depth)}
     hybrid: dict[str, Any] = {
-        "queries": [bm25, splade, {"bool": {"must": [dense], "_name": "dense"}}],
+        "queries": [
+            named_clause("bm25", bm25_clause(text, bm25_fields)),
+            named_clause("splade", sparse_text_clause(text)),
+            named_clause("dense", dense),
+        ],
         "pagination_depth": depth,
     }
     if filters:

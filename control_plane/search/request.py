@@ -27,6 +27,7 @@ from control_plane.query.components import (
     SparseAnn,
     bm25_clause,
     dense_vector_clause,
+    named_clause,
     sparse_text_clause,
     sparse_tokens_clause,
 )
@@ -121,14 +122,12 @@ def component_clauses(
     for name in components:
         if name == "bm25":
             clause = bm25_clause(text, bm25_fields)
-            clause["multi_match"]["_name"] = "bm25"
         elif name == "splade":
             clause = _sparse_clause(text, encodings, sparse_ann)
             if sparse_ann is not None and knn_filter is not None:
                 # SEISMIC keeps its k best among the filtered chunks (as the k-NN clause does), not
                 # k from the whole index cut by the hybrid filter afterwards.
                 clause["neural_sparse"][SPARSE_FIELD]["method_parameters"]["filter"] = knn_filter
-            clause["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
         elif name == "dense":
             if encodings.dense_vector is None:
                 raise ValueError("the dense component needs a query vector")
@@ -136,10 +135,10 @@ def component_clauses(
             knn = dense_vector_clause(encodings.dense_vector, depth, ef_search=ef)
             if knn_filter is not None:
                 knn["knn"][DENSE_FIELD]["filter"] = knn_filter
-            clause = {"bool": {"must": [knn], "_name": "dense"}}
+            clause = knn
         else:
             raise ValueError(f"unknown component {name!r}; expected one of {COMPONENT_ORDER}")
-        clauses[name] = clause
+        clauses[name] = named_clause(name, clause)
     return clauses
 
 

@@ -133,6 +133,21 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
     }
 
 
+def test_a_source_without_the_routing_fields_keeps_the_fused_order(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    index, question = f"{stack.prefix}-a", "side effects of the treatment"
+    depth, ef = stack.settings.search.candidate_depth, stack.settings.index.knn.ef_search
+    body = {"size": TOP, "_source": ["chunk_id"], "query": {"match": {"text": question}}}
+    hits = client.search(index=index, params={"search_pipeline": "clinical-minmax"}, body=body)["hits"][
+        "hits"
+    ]
+    plain = _direct(
+        client, index, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
+    )
+    assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
+
+
 def test_a_query_of_another_form_is_refused_with_the_form_to_send(
     stack: ApiStack, client: OpenSearch
 ) -> None:

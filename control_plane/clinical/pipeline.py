@@ -8,7 +8,8 @@ the client's filters on every sub-query, plus the source restriction the questio
 (the same ``plan_clinical`` /v1/search runs). The client's filters are only ever added to, so a pipeline
 never widens what a request may see.
 
-Response side, ``route``: the fused window's hits (their ``_source``, with the fused score that a
+Response side, ``route``: the fused window's hits (the routing fields of each ``_source``: chunk_id,
+doc_id, intent_hint, is_table, near_empty, and the fused score that a
 ``rerank by_field ... keep_previous_score`` step wrote as ``previous_score``, since ml_inference cannot
 read ``_score``) and the request's query give each hit its routed score (control_plane/clinical/routing.py,
 the same formula /v1/search applies), and a short note of the route applied to it.

@@ -148,6 +148,24 @@ def test_a_source_without_the_routing_fields_keeps_the_fused_order(
     assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
 
 
+def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    """The -rerank form's rewrite hands the question to the rerank processor's query context (the client
+    sends none; without it the rerank step fails the request), the reranked window is routed, and the
+    page size holds."""
+    index, question = f"{stack.prefix}-a", "side effects of the treatment"
+    fused = _direct(client, index, "clinical-minmax", {"match": {"text": question}}, size=5)
+    reranked = _direct(client, index, "clinical-minmax-rerank", {"match": {"text": question}}, size=5)
+    assert len(reranked) == 5
+    assert all(h["_source"]["clinical_route"].startswith("intents=adverse_events") for h in reranked)
+    before_routing = {h["_id"]: h["_source"]["previous_score"] for h in fused}
+    after_rerank = {h["_id"]: h["_source"]["previous_score"] for h in reranked}
+    assert any(after_rerank[i] != before_routing[i] for i in after_rerank.keys() & before_routing.keys()) or (
+        after_rerank.keys() != before_routing.keys()
+    )
+
+
 def test_a_query_of_another_form_is_refused_with_the_form_to_send(
     stack: ApiStack, client: OpenSearch
 ) -> None:

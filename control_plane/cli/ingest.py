@@ -16,11 +16,14 @@ def add_parsers(commands: Subcommands) -> None:
     ingest = commands.add_parser(
         "ingest",
         help="parse, chunk, encode and index documents (resumable, idempotent)",
-        description="Index dataset ids (nfcorpus, scifact, pmc, ctgov, medline) or files/folders. Bad "
+        description="Index dataset ids (nfcorpus, scifact, pmc, ctgov, medline) or files/folders (PMC .nxml, "
+        "ClinicalTrials.gov .json/.xml, MEDLINE .xml/.xml.gz, BEIR .jsonl, PDF). Bad "
         "records go to the dead-letter file and the rest land; a re-run skips unchanged chunks, updates "
         "changed ones and deletes chunks of documents that shrank.",
     )
-    ingest.add_argument("sources", nargs="+", help="dataset ids, files or folders")
+    ingest.add_argument(
+        "sources", nargs="+", help="dataset ids, files or folders (.nxml, .json, .jsonl, .xml, .xml.gz, .pdf)"
+    )
     ingest.add_argument(
         "--index",
         help="target index (default: <index.prefix>-<tenant>; with index.tenant_indices on it must be "
@@ -59,12 +62,21 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.index_models import IndexModelsError, encoding_models
+    from control_plane.ingestion.parsers import DATASET_FILES, unknown_sources
     from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
     from control_plane.ingestion.setup import python_encoder
     from control_plane.ledger.records import numeric_counts
     from control_plane.ledger.tracking import JobTracker, tracked
     from control_plane.resilience.policy import ModelCallError
 
+    unknown = unknown_sources(args.sources)
+    if unknown:
+        print(
+            f"error: no such dataset, file or folder: {', '.join(unknown)} (dataset ids: "
+            f"{', '.join(DATASET_FILES)}; or a path that exists)",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     pipeline = "chunk-embed" if args.encode == "pipeline" else None
     try:  # before any client, model or write: an index that is not the tenant's is refused here
         options = IngestOptions.for_tenant(

@@ -21,7 +21,6 @@ from typing import Any, TypeVar
 from opensearchpy import ConnectionError as OpenSearchConnectionError
 from opensearchpy import OpenSearch, TransportError
 from opensearchpy.helpers import ScanError
-from tqdm import tqdm
 
 from control_plane.config.settings import IndexSettings
 from control_plane.config.tenancy import check_tenant_index, tenant_index
@@ -42,6 +41,7 @@ from control_plane.ingestion.overlap import Overlapped
 from control_plane.ingestion.parsers import Completeness, completeness, iter_documents, most_complete_forms
 from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
 from control_plane.ingestion.tokens import TokenCounter
+from control_plane.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
@@ -170,9 +170,7 @@ def _load(
     while the next is prepared (the load stage)."""
     pending: list[Chunk] = []
     seen: set[str] = set()
-    bar = tqdm(
-        desc=f"ingest -> {options.index}", unit="doc", disable=not options.progress, dynamic_ncols=True
-    )
+    bar = progress_bar(desc=f"ingest -> {options.index}", unit="doc", disable=not options.progress)
     writer: Overlapped[Planned, Written] = Overlapped(
         lambda planned: _write_with_retries(client, options, planned), name="bulk-writer"
     )

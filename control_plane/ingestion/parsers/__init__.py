@@ -120,6 +120,12 @@ def _expand(source: str | Path) -> list[Path]:
     return [path]
 
 
+def unknown_sources(sources: Iterable[str]) -> list[str]:
+    """The sources that are neither a dataset id nor an existing file or folder (a typo, a wrong folder):
+    refused before an ingest starts rather than reported as skipped records after it ran."""
+    return [s for s in sources if s not in DATASET_FILES and not Path(s).exists()]
+
+
 def iter_documents(sources: str | Path | Iterable[str | Path]) -> DocumentStream:
     """Lazily parse dataset ids, files or folders; errors are yielded in place and parsing goes on."""
     items = [sources] if isinstance(sources, str | Path) else list(sources)

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from control_plane.cli.main import build_parser, main
@@ -41,3 +43,12 @@ def test_unreachable_cluster_exits_3_with_a_hint(
     monkeypatch.setenv("BIOHYBRID__OPENSEARCH__TIMEOUT_S", "2")
     assert main(["status"]) == 3
     assert "cannot reach OpenSearch at http://127.0.0.1:9" in capsys.readouterr().err
+
+
+def test_ingest_refuses_a_source_that_is_not_there_before_it_starts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    absent = tmp_path / "absent-folder"
+    assert main(["ingest", str(absent), "--index", "chunks-default"]) == 2
+    err = capsys.readouterr().err
+    assert str(absent) in err and "dataset ids: pmc" in err

@@ -16,6 +16,7 @@ from control_plane.ingestion.parsers import (
     iter_medline,
     parse_documents,
     parser_for,
+    unknown_sources,
 )
 
 
@@ -72,3 +73,9 @@ def test_unknown_files_are_errors_not_crashes(tmp_path: Path) -> None:
     assert {e.path.name for e in items if isinstance(e, ParseError)} == {"notes.txt", "other.xml"}
     (missing,) = list(iter_documents(tmp_path / "absent.nxml"))
     assert isinstance(missing, ParseError) and missing.reason == "no such file"
+
+
+def test_unknown_sources_are_those_neither_a_dataset_nor_a_path(tmp_path: Path) -> None:
+    (tmp_path / "here.nxml").write_text("<article/>", encoding="utf-8")
+    sources = ["pmc", str(tmp_path), str(tmp_path / "here.nxml"), str(tmp_path / "absent.nxml"), "pmcc"]
+    assert unknown_sources(sources) == [str(tmp_path / "absent.nxml"), "pmcc"]

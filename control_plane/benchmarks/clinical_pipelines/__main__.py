@@ -1,0 +1,3 @@
+from control_plane.benchmarks.clinical_pipelines.cli import main
+
+raise SystemExit(main())

@@ -69,14 +69,6 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ledger.tracking import JobTracker, tracked
     from control_plane.resilience.policy import ModelCallError
 
-    unknown = unknown_sources(args.sources)
-    if unknown:
-        print(
-            f"error: no such dataset, file or folder: {', '.join(unknown)} (dataset ids: "
-            f"{', '.join(DATASET_FILES)}; or a path that exists)",
-            file=sys.stderr,
-        )
-        return EXIT_CONFIG
     pipeline = "chunk-embed" if args.encode == "pipeline" else None
     try:  # before any client, model or write: an index that is not the tenant's is refused here
         options = IngestOptions.for_tenant(
@@ -93,6 +85,14 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         )
     except TenantIndexError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    unknown = unknown_sources(args.sources)
+    if unknown:
+        print(
+            f"error: no such dataset, file or folder: {', '.join(unknown)} (dataset ids: "
+            f"{', '.join(DATASET_FILES)}; or a path that exists)",
+            file=sys.stderr,
+        )
         return EXIT_CONFIG
     client = make_client(settings.opensearch)
     python_side, counter = python_encoder(settings)

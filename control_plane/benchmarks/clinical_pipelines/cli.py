@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from control_plane.benchmarks import clinical_pipelines
+from control_plane.benchmarks.clinical_pipelines import measure as measured
 from control_plane.benchmarks.clinical_pipelines.compute import (
     latency,
     latency_verdict,
@@ -105,9 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for v in relevance_verdicts(
             r.split,
             r.fusion,
-            r.ndcg["(a) README query"],
-            r.ndcg["(b) clinical pipeline"],
-            r.ndcg["(c) /v1/search, boosts on"],
+            r.ndcg[measured.README],
+            r.ndcg[measured.PIPELINE],
+            r.ndcg[measured.API],
         )
     ]
     verdicts.append(latency_verdict(latencies[PIPELINE], latencies[BASELINE]))

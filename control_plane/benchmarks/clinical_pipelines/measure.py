@@ -23,6 +23,10 @@ K: Final = 10
 LEAN_SOURCE: Final = {"excludes": ["embedding", "sparse_terms"]}
 FUSIONS: Final = {"weighted": "minmax", "rrf": "rrf"}  # /v1/search's fusion -> the pipelines' suffix
 Ranker = Callable[[str], list[str]]
+OLD_README: Final = "(a0) README query, no pagination_depth"
+README: Final = "(a) README query"
+PIPELINE: Final = "(b) clinical pipeline"
+API: Final = "(c) /v1/search, boosts on"
 
 
 def readme_query(text: str, depth: int | None) -> dict[str, Any]:
@@ -57,12 +61,12 @@ def rankers(
         ]
 
     return {
-        "(a0) README query, no pagination_depth": lambda t: direct(
+        OLD_README: lambda t: direct(
             client, index, f"hybrid-{suffix}", readme_query(t, None)
         ),
-        "(a) README query": lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, depth)),
-        "(b) clinical pipeline": lambda t: direct(client, index, f"clinical-{suffix}", plain_query(t)),
-        "(c) /v1/search, boosts on": api,
+        README: lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, depth)),
+        PIPELINE: lambda t: direct(client, index, f"clinical-{suffix}", plain_query(t)),
+        API: api,
     }
 
 

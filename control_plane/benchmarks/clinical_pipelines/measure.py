@@ -61,9 +61,7 @@ def rankers(
         ]
 
     return {
-        OLD_README: lambda t: direct(
-            client, index, f"hybrid-{suffix}", readme_query(t, None)
-        ),
+        OLD_README: lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, None)),
         README: lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, depth)),
         PIPELINE: lambda t: direct(client, index, f"clinical-{suffix}", plain_query(t)),
         API: api,

@@ -22,14 +22,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import OpenSearchSettings
-from control_plane.query.components import (
-    DENSE_FIELD,
-    SPARSE_FIELD,
-    VECTOR_FIELDS,
-    bm25_clause,
-    dense_text_clause,
-    sparse_text_clause,
-)
+from control_plane.query.components import VECTOR_FIELDS, product_text_hybrid
 from control_plane.resilience.retry import retry_transient
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
@@ -38,22 +31,6 @@ from control_plane.search.results import ChunkResult, chunk_result
 
 Mode = Literal["pipeline", "api"]
 COMPONENTS = ("bm25", "splade", "dense")
-
-
-def named_text_query(text: str, depth: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
-    """The plain-text hybrid query with each sub-query named after its component (matched_queries
-    scores); the dense clause sits in a named bool because OpenSearch drops a name set on it."""
-    bm25 = bm25_clause(text)
-    bm25["multi_match"]["_name"] = "bm25"
-    splade = sparse_text_clause(text)
-    splade["neural_sparse"][SPARSE_FIELD]["_name"] = "splade"
-    dense: dict[str, Any] = {"bool": {"must": [dense_text_clause(text, depth)], "_name": "dense"}}
-    if filters:
-        dense["bool"]["must"][0]["neural"][DENSE_FIELD]["filter"] = {"bool": {"filter": filters}}
-    hybrid: dict[str, Any] = {"queries": [bm25, splade, dense], "pagination_depth": depth}
-    if filters:
-        hybrid["filter"] = {"bool": {"filter": filters}}
-    return {"hybrid": hybrid}
 
 
 @component
@@ -144,7 +121,7 @@ class BiohybridRetriever:
         body = {
             "size": window,
             "_source": {"excludes": list(VECTOR_FIELDS)},
-            "query": named_text_query(query, self.candidate_depth, filters),
+            "query": product_text_hybrid(query, self.candidate_depth, filters),
         }
         params = {
             "search_pipeline": self.search_pipeline,

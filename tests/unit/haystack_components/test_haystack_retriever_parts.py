@@ -1,4 +1,4 @@
-"""The retriever's pure parts: the named plain-text query (hand-written JSON), the Document it builds from
+"""The retriever's pure parts: the Document it builds from
 a result, its validation and its serialised form (no secret in it)."""
 
 from __future__ import annotations
@@ -8,60 +8,8 @@ from pydantic import ValidationError
 
 from control_plane.haystack_components.documents import to_document
 from control_plane.haystack_components.ranker import BiohybridRanker
-from control_plane.haystack_components.retriever import BiohybridRetriever, named_text_query
+from control_plane.haystack_components.retriever import BiohybridRetriever
 from control_plane.search.results import ChunkResult, ComponentScores, Layout, LayoutBox
-
-TENANT = {"term": {"tenant_id": "t"}}
-
-
-def test_the_named_query_filters_every_component() -> None:
-    assert named_text_query("warfarin", 50, [TENANT]) == {
-        "hybrid": {
-            "queries": [
-                {
-                    "multi_match": {
-                        "query": "warfarin",
-                        "fields": [
-                            "text^1",
-                            "title_path^1.4",
-                            "facet_json^1.6",
-                            "table_lines^1.2",
-                            "identifiers^1",
-                        ],
-                        "type": "best_fields",
-                        "_name": "bm25",
-                    }
-                },
-                {"neural_sparse": {"sparse_terms": {"query_text": "warfarin", "_name": "splade"}}},
-                {
-                    "bool": {
-                        "must": [
-                            {
-                                "neural": {
-                                    "embedding": {
-                                        "query_text": "warfarin",
-                                        "k": 50,
-                                        "filter": {"bool": {"filter": [TENANT]}},
-                                    }
-                                }
-                            }
-                        ],
-                        "_name": "dense",
-                    }
-                },
-            ],
-            "pagination_depth": 50,
-            "filter": {"bool": {"filter": [TENANT]}},
-        }
-    }
-
-
-def test_without_filters_no_filter_is_sent() -> None:
-    hybrid = named_text_query("x", 10, [])["hybrid"]
-    assert (
-        "filter" not in hybrid
-        and "filter" not in hybrid["queries"][2]["bool"]["must"][0]["neural"]["embedding"]
-    )
 
 
 def test_a_result_becomes_a_document_with_offsets_and_component_scores() -> None:

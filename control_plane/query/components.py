@@ -115,12 +115,16 @@ def plain_search_body(text: str, size: int) -> dict[str, Any]:
     return {"size": size, "query": {"match": {"text": text}}, "_source": {"excludes": list(VECTOR_FIELDS)}}
 
 
-def text_hybrid_query(text: str, k: int = 100) -> dict[str, Any]:
+def text_hybrid_query(text: str, k: int = 100, pagination_depth: int | None = None) -> dict[str, Any]:
     """The plain-text hybrid query a client sends: every component by query text alone (the search
-    pipeline's neural_query_enricher supplies the model ids)."""
-    return hybrid_query(
+    pipeline's neural_query_enricher supplies the model ids); ``pagination_depth`` as the README's
+    explicit query sets it (None: not sent, OpenSearch fuses from the page's own depth)."""
+    query = hybrid_query(
         {"bm25": bm25_clause(text), "splade": sparse_text_clause(text), "dense": dense_text_clause(text, k)}
     )
+    if pagination_depth is not None:
+        query["hybrid"]["pagination_depth"] = pagination_depth
+    return query
 
 
 def named_clause(component: str, clause: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from control_plane.benchmarks.clinical_pipelines.measure import (
     interleaved,
     plain_query,
     rankers,
-    readme_query,
     relevance,
 )
 from control_plane.benchmarks.clinical_pipelines.report import Findings, render_report
@@ -31,6 +30,7 @@ from control_plane.benchmarks.run_context import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings, load_settings
 from control_plane.progress import progress_bar
+from control_plane.query.components import text_hybrid_query
 from control_plane.search.service import SearchService
 from control_plane.testsets.catalog import is_test_split, load_test_set
 
@@ -87,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def calls(c: Any) -> dict[str, Callable[[str], object]]:
         return {
-            BASELINE: lambda t: direct(c, args.index, "hybrid-minmax", readme_query(t, depth)),
+            BASELINE: lambda t: direct(
+                c, args.index, "hybrid-minmax", text_hybrid_query(t, pagination_depth=depth)
+            ),
             PIPELINE: lambda t: direct(c, args.index, "clinical-minmax", plain_query(t)),
         }
 

@@ -29,14 +29,6 @@ PIPELINE: Final = "(b) clinical pipeline"
 API: Final = "(c) /v1/search, boosts on"
 
 
-def readme_query(text: str, depth: int | None) -> dict[str, Any]:
-    """The README's explicit hybrid query; ``depth`` None: as it was sent before it set pagination_depth."""
-    query = text_hybrid_query(text)
-    if depth is not None:
-        query["hybrid"]["pagination_depth"] = depth
-    return query
-
-
 def plain_query(text: str) -> dict[str, Any]:
     """What a client sends a clinical pipeline."""
     return {"match": {"text": text}}
@@ -61,8 +53,10 @@ def rankers(
         ]
 
     return {
-        OLD_README: lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, None)),
-        README: lambda t: direct(client, index, f"hybrid-{suffix}", readme_query(t, depth)),
+        OLD_README: lambda t: direct(client, index, f"hybrid-{suffix}", text_hybrid_query(t)),
+        README: lambda t: direct(
+            client, index, f"hybrid-{suffix}", text_hybrid_query(t, pagination_depth=depth)
+        ),
         PIPELINE: lambda t: direct(client, index, f"clinical-{suffix}", plain_query(t)),
         API: api,
     }

@@ -10,6 +10,10 @@ something else ("rate" in "heart rate", "safety" in "safety culture", "how many"
 milligrams", which is dosage, not a count). Listing these is cheaper and keeps more recall than
 deleting a cue that is right in most queries.
 
+A phrase may hold gaps, written ``...``: "how is ... given" matches "how is the study drug given" (at
+most ``max_gap_words`` words in each gap). Clinicians put the topic inside the question ("does
+mepolizumab help", "what is LJPC-501 given for"), so a phrase that must be contiguous misses it.
+
 A boost is a factor (>= 1) for the chunks its filter matches. /v1/search applies it after fusion and
 only inside the records the query is about (control_plane/clinical/routing.py), never to every chunk of
 a kind.
@@ -68,10 +72,13 @@ class IntentRule(_Strict):
     @field_validator("phrases", "ignore_within")
     @classmethod
     def _phrases_have_words(cls, phrases: tuple[str, ...]) -> tuple[str, ...]:
-        empty = [phrase for phrase in phrases if not atoms(phrase)]
+        empty = [phrase for phrase in phrases if not all(atoms(part) for part in phrase.split(GAP))]
         if empty:
-            raise ValueError(f"phrases without any word: {empty}")
+            raise ValueError(f"phrases without any word (or with an empty side of a '{GAP}' gap): {empty}")
         return phrases
+
+
+GAP: Final = "..."
 
 
 class ConfidenceWeights(_Strict):
@@ -87,6 +94,7 @@ class TableRoutingFactors(_Strict):
 class IntentConfig(_Strict):
     version: Literal[1] = 1
     confidence: ConfidenceWeights = ConfidenceWeights()
+    max_gap_words: int = Field(4, ge=1, description="words a '...' gap in a phrase may stand for")
     table_routing: TableRoutingFactors = TableRoutingFactors()
     intents: dict[str, IntentRule] = Field(min_length=1)
 
@@ -140,26 +148,51 @@ def load_intent_config(path: Path = DEFAULT_INTENTS_FILE) -> IntentConfig:
 
 
 @lru_cache(maxsize=4096)
-def _phrase_keys(phrase: str) -> tuple[str, ...]:
-    return tuple(atom.key for atom in atoms(phrase))
+def _phrase_keys(phrase: str) -> tuple[tuple[str, ...], ...]:
+    """The keys of each gap-separated part of a phrase (one part when it has no gap)."""
+    return tuple(tuple(atom.key for atom in atoms(part)) for part in phrase.split(GAP))
+
+
+def find_phrase(
+    query_atoms: Sequence[Atom],
+    parts: Sequence[Sequence[str]],
+    max_gap_words: int,
+    positions: dict[str, list[int]],
+) -> list[tuple[int, int]]:
+    """Character spans where the parts occur in order, each part contiguous, with at most
+    ``max_gap_words`` words between two parts (the shortest such match from each start)."""
+    starts = {atom.start: index for index, atom in enumerate(query_atoms)}
+    ends = {atom.end: index for index, atom in enumerate(query_atoms)}
+    spans = find_sequence(query_atoms, parts[0], positions=positions)
+    for part in parts[1:]:
+        following = [(starts[s], e) for s, e in find_sequence(query_atoms, part, positions=positions)]
+        chained: list[tuple[int, int]] = []
+        for start, end in spans:
+            last = ends[end]
+            after = [e for s, e in following if last < s <= last + 1 + max_gap_words]
+            if after:
+                chained.append((start, min(after)))
+        spans = chained
+    return spans
 
 
 def _matches(
-    query_atoms: Sequence[Atom], rule: IntentRule, weights: ConfidenceWeights
+    query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig
 ) -> dict[tuple[int, int], float]:
     """Character span -> weight of each phrase occurrence, without spans inside a longer one or
     inside an occurrence of an ``ignore_within`` phrase."""
     positions = atom_positions(query_atoms)
+    weights, gap = config.confidence, config.max_gap_words
     ignored = [
         span
         for phrase in rule.ignore_within
-        for span in find_sequence(query_atoms, _phrase_keys(phrase), positions=positions)
+        for span in find_phrase(query_atoms, _phrase_keys(phrase), gap, positions)
     ]
     found: dict[tuple[int, int], float] = {}
     for phrase in rule.phrases:
-        keys = _phrase_keys(phrase)
-        weight = weights.phrase if len(keys) > 1 else weights.cue
-        for span in find_sequence(query_atoms, keys, positions=positions):
+        parts = _phrase_keys(phrase)
+        weight = weights.phrase if sum(len(part) for part in parts) > 1 else weights.cue
+        for span in find_phrase(query_atoms, parts, gap, positions):
             if not any(_inside(span, other) for other in ignored):
                 found[span] = max(weight, found.get(span, 0.0))
     return {
@@ -179,7 +212,7 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
     query_atoms = atoms(query)
     detected: list[DetectedIntent] = []
     for name, rule in config.intents.items():
-        spans = _matches(query_atoms, rule, config.confidence)
+        spans = _matches(query_atoms, rule, config)
         if not spans:
             continue
         confidence = 1.0 - math.prod(1.0 - weight for weight in spans.values())

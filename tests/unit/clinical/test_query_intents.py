@@ -207,3 +207,75 @@ def test_unknown_key_and_missing_file_are_reported(tmp_path: Path) -> None:
     bad.write_text("intents: [unclosed", encoding="utf-8")
     with pytest.raises(IntentConfigError, match="not valid YAML"):
         load_intent_config(bad)
+
+
+# -- phrases with gaps: the topic sits inside the question ----------------------------------------
+
+
+def _one_rule(phrases: list[str], ignore_within: list[str] | None = None, gap: int = 2) -> IntentConfig:
+    rule = {"phrases": phrases, "ignore_within": ignore_within or [], "targets": ["results"]}
+    return parse_intent_config({"max_gap_words": gap, "intents": {"results": rule}})
+
+
+def test_a_gap_stands_for_up_to_max_gap_words() -> None:
+    config = _one_rule(["does ... help"], gap=2)
+    found = _by_name(detect_intents("does low dose help", config))
+    assert found["results"].matched == ("does low dose help",)
+
+
+def test_a_gap_longer_than_allowed_does_not_match() -> None:
+    config = _one_rule(["does ... help"], gap=1)
+    assert detect_intents("does low dose aspirin help", config) == []
+    assert detect_intents("does aspirin help", config) != []
+
+
+def test_a_gapped_phrase_needs_its_parts_in_order() -> None:
+    config = _one_rule(["does ... help"])
+    assert detect_intents("help does", config) == []
+    assert detect_intents("does it", config) == []
+
+
+def test_a_gapped_phrase_weighs_as_a_phrase() -> None:
+    config = _one_rule(["does ... help"])
+    assert _by_name(detect_intents("does aspirin help", config))["results"].confidence == pytest.approx(0.9)
+
+
+def test_a_gapped_ignore_within_drops_the_cue_inside_it() -> None:
+    config = _one_rule(["how often"], ignore_within=["how often ... get"])
+    assert detect_intents("how often did patients get the shots", config) == []
+    assert detect_intents("how often does it happen", config) != []
+
+
+def test_a_gap_with_an_empty_side_is_refused() -> None:
+    with pytest.raises(IntentConfigError, match="empty side"):
+        _one_rule(["... help"])
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("eligibility for breast cancer trials", "eligibility"),
+        ("side effects of the treatment", "adverse_events"),
+        ("how is the study drug given to children", "dosage"),
+        ("does mepolizumab help people with eosinophilic granulomatosis", "results"),
+        ("what is angiotensin II LJPC-501 given for", "indications"),
+        ("did the remedy for infant colic cause any problems", "adverse_events"),
+        ("how were patients assigned in the lenalidomide trial", "methods"),
+        ("sitting balance scores in children wearing an orthosis", "tabular"),
+    ],
+)
+def test_the_packaged_rules_read_questions_with_the_topic_inside(
+    config: IntentConfig, query: str, intent: str
+) -> None:
+    assert intent in _by_name(detect_intents(query, config))
+
+
+def test_how_often_a_dose_was_given_is_dosage_not_a_count(config: IntentConfig) -> None:
+    found = _by_name(detect_intents("how often did participants get the dupilumab shots", config))
+    assert "dosage" in found
+    assert "tabular" not in found
+
+
+def test_recruiting_a_lung_is_not_recruiting_patients(config: IntentConfig) -> None:
+    found = _by_name(detect_intents("study design of lung recruitment before surfactant", config))
+    assert "eligibility" not in found

@@ -126,6 +126,14 @@ class Boost:
     factor: float
     reason: str
     intent: str
+    tables_only: bool = False
+    """Only table chunks (``is_table: true``) whose ``field`` holds one of ``values`` match: table
+    routing for an intent lifts its own kind of table, never every table."""
+
+    @property
+    def routes_tables(self) -> bool:
+        """Whether this boost is table routing (reported apart from section boosts)."""
+        return self.field == TABLE_FIELD or self.tables_only
 
 
 def parse_intent_config(data: Any, source: str = "intents.yaml") -> IntentConfig:
@@ -234,12 +242,20 @@ def plan_boosts(
     intents: Sequence[DetectedIntent], config: IntentConfig, manual_tabular: bool = False
 ) -> list[Boost]:
     """The boosts for these intents. A boost never demotes: an intent's factor is boost x confidence
-    raised to at least 1.0, and a factor of 1.0 is no boost, so it is left out. Table routing (intents
-    with ``table_routing``) gives ``is_table: true`` chunks 1 + per_confidence x confidence (and, for
-    ``tables_and_targets``, the intent's target chunks too); ``manual_tabular`` (the request named the
-    tabular intent) gives tables at least ``manual_factor``. Boosts on the same field and values do not
-    stack: the largest factor wins. No intent, no boost."""
+    raised to at least 1.0, and a factor of 1.0 is no boost, so it is left out.
+
+    Table routing gives tables 1 + per_confidence x confidence, and only tables of the asked kind: an
+    intent with ``tables_and_targets`` lifts its own target chunks, tables among them, by that factor
+    (an adverse-event question lifts adverse-event tables, not outcome tables); an intent with
+    ``tables`` (tabular: a question after numbers) lifts the tables whose ``intent_hint`` is a target
+    of the other intents found with it ("how many patients had adverse events": adverse-event
+    tables), or every table when it comes alone. ``manual_tabular`` (the request named the tabular
+    intent) gives those tables at least ``manual_factor``. Boosts on the same chunks do not stack: the
+    largest factor wins. No intent, no boost."""
     candidates: list[Boost] = []
+    asked_tables = tuple(
+        dict.fromkeys(t for i in intents if i.name in config.intents for t in config.intents[i.name].targets)
+    )
     for intent in intents:
         rule = config.intents.get(intent.name)
         if rule is None:
@@ -253,27 +269,42 @@ def plan_boosts(
         if rule.table_routing != "none":
             factor = 1.0 + config.table_routing.per_confidence * c
             reason = f"table routing for {intent.name}: 1 + {config.table_routing.per_confidence:g} x {c:.2f}"
-            candidates.append(Boost(TABLE_FIELD, (True,), factor, reason, intent.name))
             if rule.table_routing == "tables_and_targets" and rule.targets:
                 candidates.append(Boost(INTENT_FIELD, rule.targets, factor, reason, intent.name))
+                candidates.append(Boost(INTENT_FIELD, rule.targets, factor, reason, intent.name, True))
+            else:
+                candidates.append(_tables(asked_tables, factor, reason, intent.name))
     if manual_tabular:
         factor = config.table_routing.manual_factor
-        candidates.append(Boost(TABLE_FIELD, (True,), factor, "manual tabular intent", TABULAR_INTENT))
+        candidates.append(_tables(asked_tables, factor, "manual tabular intent", TABULAR_INTENT))
     return _strongest(candidates)
 
 
+def _tables(kinds: tuple[str, ...], factor: float, reason: str, intent: str) -> Boost:
+    """Table routing to the tables of ``kinds`` (the intents' targets), or to every table (none)."""
+    if kinds:
+        return Boost(INTENT_FIELD, kinds, factor, f"{reason} (tables of {', '.join(kinds)})", intent, True)
+    return Boost(TABLE_FIELD, (True,), factor, reason, intent)
+
+
 def _strongest(candidates: Sequence[Boost]) -> list[Boost]:
-    """One boost per (field, values): the largest factor, in order of first appearance."""
-    best: dict[tuple[str, tuple[str | bool, ...]], Boost] = {}
+    """One boost per (field, values, tables_only): the largest factor, in order of first appearance."""
+    best: dict[tuple[str, tuple[str | bool, ...], bool], Boost] = {}
     for boost in candidates:
-        key = (boost.field, boost.values)
+        key = (boost.field, boost.values, boost.tables_only)
         if key not in best or boost.factor > best[key].factor:
             best[key] = boost
     return [boost for boost in best.values() if boost.factor > 1.0]
 
 
 def boost_filter(boost: Boost) -> dict[str, Any]:
-    """The filter a chunk must match to take this boost (one value: term; several: terms)."""
-    if len(boost.values) == 1:
-        return {"term": {boost.field: boost.values[0]}}
-    return {"terms": {boost.field: list(boost.values)}}
+    """The filter a chunk must match to take this boost (one value: term; several: terms; a table
+    boost of some kinds: that and ``is_table: true``)."""
+    clause: dict[str, Any] = (
+        {"term": {boost.field: boost.values[0]}}
+        if len(boost.values) == 1
+        else {"terms": {boost.field: list(boost.values)}}
+    )
+    if boost.tables_only:
+        return {"bool": {"filter": [clause, {"term": {TABLE_FIELD: True}}]}}
+    return clause

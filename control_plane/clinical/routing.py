@@ -43,6 +43,8 @@ class Candidate:
 
 
 def matches(candidate: Candidate, boost: Boost) -> bool:
+    if boost.tables_only and not candidate.is_table:
+        return False
     if boost.field == INTENT_FIELD:
         return candidate.intent_hint in boost.values
     if boost.field == TABLE_FIELD:

@@ -102,6 +102,7 @@ class BoostInfo(BaseModel):
     values: list[Any]
     factor: float
     reason: str
+    tables_only: bool = Field(False, description="only table chunks of these values take it")
 
 
 class Timings(BaseModel):

@@ -439,6 +439,7 @@ def boost_info(boost: Boost) -> BoostInfo:
         values=list(boost.values),
         factor=round(boost.factor, 4),
         reason=boost.reason,
+        tables_only=boost.tables_only,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from control_plane.benchmarks.clinical_relevance.measure import Captured
-from control_plane.clinical.intents import TABLE_FIELD, Boost
+from control_plane.clinical.intents import Boost
 from control_plane.config.settings import SectionRoutingSettings
 from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.measures.significance import paired_randomization_test
@@ -116,7 +116,7 @@ def groups(queries: Sequence[Query]) -> dict[str, list[str]]:
 
 
 def tables_only(boosts: Sequence[Boost]) -> list[Boost]:
-    return [b for b in boosts if b.field == TABLE_FIELD]
+    return [b for b in boosts if b.routes_tables]
 
 
 def grid_points() -> list[SectionRoutingSettings]:

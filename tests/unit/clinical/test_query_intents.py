@@ -21,6 +21,7 @@ from control_plane.clinical.intents import (
     parse_intent_config,
     plan_boosts,
 )
+from control_plane.clinical.routing import Candidate, route_factor
 
 
 @pytest.fixture(scope="module")
@@ -152,18 +153,42 @@ def test_tabular_routes_to_tables_with_1_plus_2c(config: IntentConfig) -> None:
 
 
 def test_adverse_events_route_tables_and_ae_chunks_the_larger_factor_wins(config: IntentConfig) -> None:
-    # intent boost 2.0 x 0.6 = 1.2 vs routing 1 + 2 x 0.6 = 2.2 for ae chunks: 2.2; tables 2.2.
+    # intent boost 2.0 x 0.6 = 1.2 vs routing 1 + 2 x 0.6 = 2.2 for ae chunks: 2.2; ae tables 2.2.
     boosts = plan_boosts([DetectedIntent("adverse_events", 0.6)], config)
-    assert [(b.field, b.values, round(b.factor, 6)) for b in boosts] == [
-        ("intent_hint", ("ae",), 2.2),
-        ("is_table", (True,), 2.2),
+    assert [(b.field, b.values, round(b.factor, 6), b.tables_only) for b in boosts] == [
+        ("intent_hint", ("ae",), 2.2, False),
+        ("intent_hint", ("ae",), 2.2, True),
     ]
 
 
-def test_tables_take_the_strongest_routing_not_the_product(config: IntentConfig) -> None:
+def test_an_adverse_event_question_lifts_adverse_event_tables_not_outcome_tables(
+    config: IntentConfig,
+) -> None:
+    boosts = plan_boosts(detect_intents("side effects of the treatment", config), config)
+    ae_table = Candidate("t1", "d", 1.0, "ae", True)
+    outcome_table = Candidate("t2", "d", 1.0, "outcome", True)
+    assert route_factor(ae_table, boosts) > 1.0
+    assert route_factor(outcome_table, boosts) == 1.0
+
+
+def test_a_results_question_lifts_outcome_tables_not_adverse_event_tables(config: IntentConfig) -> None:
+    boosts = plan_boosts(detect_intents("what were the results, as a table", config), config)
+    assert route_factor(Candidate("t1", "d", 1.0, "outcome", True), boosts) > 1.0
+    assert route_factor(Candidate("t2", "d", 1.0, "ae", True), boosts) == 1.0
+
+
+def test_tabular_with_another_intent_lifts_that_intent_s_tables(config: IntentConfig) -> None:
     boosts = plan_boosts([DetectedIntent("tabular", 0.9), DetectedIntent("adverse_events", 0.6)], config)
-    table = [b for b in boosts if b.field == "is_table"]
-    assert [(round(b.factor, 6), b.intent) for b in table] == [(2.8, "tabular")]
+    tables = [(b.values, round(b.factor, 6), b.intent) for b in boosts if b.tables_only]
+    # the strongest routing for ae tables: tabular's 1 + 2 x 0.9 = 2.8 over adverse events' 2.2
+    assert tables == [(("ae",), 2.8, "tabular")]
+    assert not [b for b in boosts if b.field == "is_table"]  # no table of another kind is lifted
+
+
+def test_tabular_alone_lifts_every_table(config: IntentConfig) -> None:
+    boosts = plan_boosts([DetectedIntent("tabular", 0.9)], config)
+    assert route_factor(Candidate("t", "d", 1.0, None, True), boosts) == pytest.approx(2.8)
+    assert route_factor(Candidate("c", "d", 1.0, "ae", False), boosts) == 1.0
 
 
 def test_manual_tabular_gives_3(config: IntentConfig) -> None:
@@ -186,6 +211,13 @@ def test_boost_filter_is_a_term_for_one_value_and_terms_for_several() -> None:
     assert boost_filter(Boost("is_table", (True,), 2.2, "r", "tabular")) == {"term": {"is_table": True}}
     several = Boost("intent_hint", ("results", "outcome"), 1.5, "r", "results")
     assert boost_filter(several) == {"terms": {"intent_hint": ["results", "outcome"]}}
+
+
+def test_a_table_boost_of_some_kinds_filters_tables_of_those_kinds() -> None:
+    boost = Boost("intent_hint", ("ae",), 2.2, "r", "adverse_events", tables_only=True)
+    assert boost_filter(boost) == {
+        "bool": {"filter": [{"term": {"intent_hint": "ae"}}, {"term": {"is_table": True}}]}
+    }
 
 
 def test_bad_file_names_the_key(tmp_path: Path) -> None:

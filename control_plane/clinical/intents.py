@@ -114,6 +114,9 @@ class DetectedIntent:
     name: str
     confidence: float
     matched: tuple[str, ...] = ()
+    cue_spans: tuple[tuple[int, int], ...] = ()
+    """Character spans of the cue words themselves (a gapped phrase's words, not what its gaps hold):
+    what is left of the query outside them is its topic (planning.topic_text)."""
 
 
 @dataclass(frozen=True)
@@ -161,53 +164,70 @@ def _phrase_keys(phrase: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(atom.key for atom in atoms(part)) for part in phrase.split(GAP))
 
 
+Span = tuple[int, int]
+
+
 def find_phrase(
     query_atoms: Sequence[Atom],
     parts: Sequence[Sequence[str]],
     max_gap_words: int,
     positions: dict[str, list[int]],
-) -> list[tuple[int, int]]:
-    """Character spans where the parts occur in order, each part contiguous, with at most
-    ``max_gap_words`` words between two parts (the shortest such match from each start)."""
-    starts = {atom.start: index for index, atom in enumerate(query_atoms)}
-    ends = {atom.end: index for index, atom in enumerate(query_atoms)}
-    spans = find_sequence(query_atoms, parts[0], positions=positions)
+) -> list[tuple[Span, ...]]:
+    """Each match of a phrase: the character span of each of its parts. The parts occur in order, each
+    contiguous, with at most ``max_gap_words`` words between two parts (from each start, the nearest
+    next part)."""
+    index_of_start = {atom.start: index for index, atom in enumerate(query_atoms)}
+    index_of_end = {atom.end: index for index, atom in enumerate(query_atoms)}
+    matches: list[tuple[Span, ...]] = [
+        (span,) for span in find_sequence(query_atoms, parts[0], positions=positions)
+    ]
     for part in parts[1:]:
-        following = [(starts[s], e) for s, e in find_sequence(query_atoms, part, positions=positions)]
-        chained: list[tuple[int, int]] = []
-        for start, end in spans:
-            last = ends[end]
-            after = [e for s, e in following if last < s <= last + 1 + max_gap_words]
-            if after:
-                chained.append((start, min(after)))
-        spans = chained
-    return spans
+        following = find_sequence(query_atoms, part, positions=positions)
+        chained: list[tuple[Span, ...]] = []
+        for match in matches:
+            last = index_of_end[match[-1][1]]
+            near = [s for s in following if last < index_of_start[s[0]] <= last + 1 + max_gap_words]
+            if near:
+                chained.append((*match, min(near)))
+        matches = chained
+    return matches
 
 
-def _matches(
-    query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig
-) -> dict[tuple[int, int], float]:
-    """Character span -> weight of each phrase occurrence, without spans inside a longer one or
-    inside an occurrence of an ``ignore_within`` phrase."""
+@dataclass(frozen=True)
+class _Match:
+    weight: float
+    parts: tuple[Span, ...]
+
+
+def _matches(query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig) -> dict[Span, _Match]:
+    """Character span -> each phrase occurrence (its weight and the spans of its parts), without
+    occurrences inside a longer one or inside an occurrence of an ``ignore_within`` phrase."""
     positions = atom_positions(query_atoms)
     weights, gap = config.confidence, config.max_gap_words
     ignored = [
-        span
+        _whole(parts)
         for phrase in rule.ignore_within
-        for span in find_phrase(query_atoms, _phrase_keys(phrase), gap, positions)
+        for parts in find_phrase(query_atoms, _phrase_keys(phrase), gap, positions)
     ]
-    found: dict[tuple[int, int], float] = {}
+    found: dict[Span, _Match] = {}
     for phrase in rule.phrases:
-        parts = _phrase_keys(phrase)
-        weight = weights.phrase if sum(len(part) for part in parts) > 1 else weights.cue
-        for span in find_phrase(query_atoms, parts, gap, positions):
-            if not any(_inside(span, other) for other in ignored):
-                found[span] = max(weight, found.get(span, 0.0))
+        keys = _phrase_keys(phrase)
+        weight = weights.phrase if sum(len(part) for part in keys) > 1 else weights.cue
+        for parts in find_phrase(query_atoms, keys, gap, positions):
+            span = _whole(parts)
+            if any(_inside(span, other) for other in ignored):
+                continue
+            if span not in found or weight > found[span].weight:
+                found[span] = _Match(weight, parts)
     return {
-        span: weight
-        for span, weight in found.items()
+        span: match
+        for span, match in found.items()
         if not any(other != span and _inside(span, other) for other in found)
     }
+
+
+def _whole(parts: Sequence[Span]) -> Span:
+    return parts[0][0], parts[-1][1]
 
 
 def _inside(span: tuple[int, int], other: tuple[int, int]) -> bool:
@@ -220,12 +240,13 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
     query_atoms = atoms(query)
     detected: list[DetectedIntent] = []
     for name, rule in config.intents.items():
-        spans = _matches(query_atoms, rule, config)
-        if not spans:
+        found = _matches(query_atoms, rule, config)
+        if not found:
             continue
-        confidence = 1.0 - math.prod(1.0 - weight for weight in spans.values())
-        matched = tuple(dict.fromkeys(query[start:end] for start, end in sorted(spans)))
-        detected.append(DetectedIntent(name=name, confidence=min(confidence, 1.0), matched=matched))
+        confidence = 1.0 - math.prod(1.0 - match.weight for match in found.values())
+        matched = tuple(dict.fromkeys(query[start:end] for start, end in sorted(found)))
+        cues = tuple(sorted(part for match in found.values() for part in match.parts))
+        detected.append(DetectedIntent(name, min(confidence, 1.0), matched, cues))
     return sorted(detected, key=lambda intent: -intent.confidence)
 
 

@@ -211,7 +211,7 @@ planned outcome named in one or two words ("Overall survival.") or an interventi
 ("Drug: Olaparib. Drug: Placebo.") is a complete answer, so any word of its own counts."""
 NEAR_EMPTY_EXEMPT_KINDS: Final = frozenset({"eligibility", "inclusion", "exclusion", "conditions", "title"})
 """Kinds where a single short line is a complete answer ("Conditions: Malaria.", "- contraindications
-for MRI"), so shortness says nothing."""
+for MRI"), so shortness says nothing; only demographic fields that restrict nobody make one near-empty."""
 # Layout the registry parser writes around a section's content, not content of its own.
 _SCAFFOLDING: Final = re.compile(
     r"(?:Time frame|Frequency threshold for other adverse events|Other names|Arms|Interventions):[^\n]*"
@@ -220,6 +220,23 @@ _LABEL: Final = re.compile(r"(?<![\w-])[A-Z][a-z]+(?: [a-z]+){0,3}: ")
 _PLACEHOLDER: Final = re.compile(r"(?<![\w/])(?:N/?A|None|Not specified|Not applicable)(?![\w/])")
 _WORD: Final = re.compile(r"[^\W_]+")
 _CELL_SEPARATOR: Final = re.compile(r"\s*\|\s*")  # row lines are whitespace-collapsed: "a | | b"
+
+
+# The registry's demographic fields when they restrict nobody: "Sex: All. Minimum age: N/A. Maximum
+# age: N/A." (an age, a sex or healthy volunteers accepted does restrict, and stays content).
+_UNRESTRICTED_DEMOGRAPHICS: Final = re.compile(
+    r"Sex: All\.?|(?:Minimum|Maximum) age: N/?A\.?|Accepts healthy volunteers: No\.?"
+    r"|Sampling method:[^\n.]*\.?"
+)
+
+
+def _only_unrestricted_demographics(text: str) -> bool:
+    """A criteria chunk holding nothing but demographic fields that restrict nobody (the registry's
+    "Sex: All. Minimum age: N/A. Maximum age: N/A." split off its criteria): near-empty, whatever its
+    kind; a chunk with any such field plus one word of its own is not."""
+    return bool(_UNRESTRICTED_DEMOGRAPHICS.search(text)) and not _WORD.search(
+        _UNRESTRICTED_DEMOGRAPHICS.sub(" ", text)
+    )
 
 
 def content_words(text: str) -> int:
@@ -256,7 +273,7 @@ def is_near_empty(kind: str, text: str, table_rows: Sequence[str] | None = None)
     section. Kinds in :data:`NEAR_EMPTY_EXEMPT_KINDS` are never near-empty.
     """
     if kind in NEAR_EMPTY_EXEMPT_KINDS:
-        return False
+        return _only_unrestricted_demographics(text)
     if table_rows is not None:
         return not table_has_values(table_rows)
     return content_words(text) <= NEAR_EMPTY_MAX_WORDS

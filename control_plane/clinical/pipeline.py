@@ -23,7 +23,13 @@ from typing import Any, Final
 
 from control_plane.clinical.intents import IntentConfig
 from control_plane.clinical.planning import ClinicalPlan, plan_clinical
-from control_plane.clinical.routing import Candidate, route_factor, routed_scores, topical_documents
+from control_plane.clinical.routing import (
+    Candidate,
+    route_factor,
+    routed_scores,
+    sink_near_empty,
+    topical_documents,
+)
 from control_plane.config.settings import FacetSettings, SectionRoutingSettings
 from control_plane.errors import ClientError
 from control_plane.query.components import product_text_hybrid
@@ -121,7 +127,8 @@ def rewrite(
     filters = list(client.filters)
     if plan.sources:
         filters.append({"terms": {SOURCE_FIELD: list(plan.sources)}})
-    hybrid = product_text_hybrid(client.text, depth, filters, ef_search, plan.bm25_fields)
+    semantic = plan.semantic_text(client.text)
+    hybrid = product_text_hybrid(client.text, depth, filters, ef_search, plan.bm25_fields, semantic)
     return Rewrite(query=hybrid, text=client.text, plan=plan)
 
 
@@ -184,6 +191,8 @@ def route(
     best = max((c.score for c in considered), default=0.0)
     for c in below:
         scores.setdefault(c.chunk_id, c.score / best if plan.boosts and best > 0 else c.score)
+    if plan.boosts:
+        scores = sink_near_empty(scores, candidates)
     topical = topical_documents(considered, params) if plan.boosts else {}
     notes = tuple(_note(c, plan, topical) for c in candidates)
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Final
 
 from control_plane.clinical.facet_boost import bm25_field_boosts
 from control_plane.clinical.intents import (
@@ -24,6 +25,15 @@ from control_plane.clinical.intents import (
 from control_plane.config.settings import FacetSettings, Settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
+from control_plane.words.atoms import ENGLISH_STOP_WORDS, atoms
+
+GENERIC_WORDS: Final = frozenset(
+    """study studies trial trials treatment treatments therapy therapies drug drugs medication
+    medications medicine medicines patient patients participant participants people person subject
+    subjects intervention interventions arm arms experimental group groups record records paper
+    article research clinical""".split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Words that name no topic of their own: "side effects of the treatment" asks about every record."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,14 @@ class ClinicalPlan:
     boosts: tuple[Boost, ...] = ()
     bm25_fields: Mapping[str, float] = field(default_factory=lambda: dict(BM25_FIELD_BOOSTS))
     sources: tuple[str, ...] = ()
+    topic: str | None = None
+    """What the question is about (``topic_text``), when boosts are on and it names something: the
+    text the dense and sparse encoders search with, so the records found (and routed) are those about
+    the topic, not those that match the intent's words best; BM25 keeps the whole question."""
+
+    def semantic_text(self, query: str) -> str:
+        """The text the dense and sparse components search with."""
+        return self.topic or query
 
 
 @lru_cache(maxsize=4)
@@ -58,9 +76,9 @@ def plan_clinical(
     granularity: str = "chunk",
     sources_filtered: bool = False,
 ) -> ClinicalPlan:
-    """Intents are always detected (reported and counted); boosts and the source restriction only when
-    ``boosts_on``. ``named_intents``: the request's explicit intents (confidence 1, detection skipped;
-    naming ``tabular`` routes tables at the manual factor). ``sources_filtered``: the request filters
+    """Intents are always detected (reported and counted); boosts, the source restriction and the topic
+    only when ``boosts_on``. ``named_intents``: the request's explicit intents (confidence 1, detection
+    skipped; naming ``tabular`` routes tables at the manual factor). ``sources_filtered``: the request filters
     sources itself, so no intent narrows them."""
     detected = (
         intents_from_override(named_intents, config) if named_intents else detect_intents(query, config)
@@ -69,7 +87,8 @@ def plan_clinical(
     boosts = plan_boosts(detected, config, manual_tabular=manual_tabular) if boosts_on else []
     sources = () if sources_filtered or not boosts_on else restricted_sources(detected, config)
     fields = bm25_field_boosts(detected, boosts_on, granularity, facets)
-    return ClinicalPlan(intents=tuple(detected), boosts=tuple(boosts), bm25_fields=fields, sources=sources)
+    topic = topic_text(query, detected) if boosts_on else None
+    return ClinicalPlan(tuple(detected), tuple(boosts), fields, sources, topic)
 
 
 def restricted_sources(detected: Sequence[DetectedIntent], config: IntentConfig) -> tuple[str, ...]:
@@ -80,3 +99,22 @@ def restricted_sources(detected: Sequence[DetectedIntent], config: IntentConfig)
         if rule is not None:
             sources.update(rule.restrict_to_sources)
     return tuple(sorted(sources))
+
+
+def topic_text(query: str, intents: Sequence[DetectedIntent]) -> str | None:
+    """The query without its intents' cue words — what it is about ("eligibility for breast cancer
+    trials" -> "for breast cancer trials") — or None when nothing specific is left ("side effects of
+    the treatment": only stop words and :data:`GENERIC_WORDS`), or no cue was found."""
+    spans = sorted(span for intent in intents for span in intent.cue_spans)
+    if not spans:
+        return None
+    kept: list[str] = []
+    position = 0
+    for start, end in spans:
+        kept.append(query[position:start])
+        position = max(position, end)
+    kept.append(query[position:])
+    topic = " ".join(" ".join(kept).split())
+    vague = GENERIC_WORDS | ENGLISH_STOP_WORDS
+    specific = [atom for atom in atoms(topic) if topic[atom.start : atom.end].lower() not in vague]
+    return topic if specific else None

@@ -15,7 +15,8 @@ none, and always for a near-empty stub), the same factors intents.yaml defines (
 table routing). So a route lifts a section within a record by as much as that record is what the query
 is about, and never lifts a record the fused ranking did not already find. A section chunk of a
 topical record that is missing from the fused list (``fetched``) enters with score 0 and only if its
-route lifts it. The result is one list ordered by these scores (ties: fused order, fetched last).
+route lifts it. A near-empty chunk then sinks below every chunk with content (``sink_near_empty``).
+The result is one list ordered by these scores (ties: fused order, fetched last).
 """
 
 from __future__ import annotations
@@ -102,7 +103,22 @@ def routed_scores(
     for c in fetched:
         if c.chunk_id not in scores and lift(c) > _TOLERANCE:
             scores[c.chunk_id] = lift(c)
-    return scores
+    return sink_near_empty(scores, [*candidates, *fetched])
+
+
+def sink_near_empty(scores: Mapping[str, float], candidates: Sequence[Candidate]) -> dict[str, float]:
+    """The scores with every near-empty chunk below every chunk with content: a stub's score becomes
+    at most half the lowest content score (stubs keep their own order), so a routed question never
+    answers "Sex: All. Minimum age: N/A." above a criterion. When the lowest content score is 0 (a
+    min-max fused list's last chunk), stubs score 0 too: never negative, never above content."""
+    stubs = {c.chunk_id for c in candidates if c.near_empty and c.chunk_id in scores}
+    content = [score for chunk_id, score in scores.items() if chunk_id not in stubs]
+    if not stubs or not content:
+        return dict(scores)
+    floor = max(min(content), 0.0)
+    top = max(scores[chunk_id] for chunk_id in stubs)
+    scale = floor / (2 * top) if top > _TOLERANCE else 0.0
+    return {chunk_id: score * scale if chunk_id in stubs else score for chunk_id, score in scores.items()}
 
 
 def routed_order(scores: Mapping[str, float], original: Sequence[str]) -> list[str]:

@@ -148,20 +148,24 @@ def product_text_hybrid(
     filters: Sequence[Mapping[str, Any]] = (),
     ef_search: int | None = None,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
+    semantic_text: str | None = None,
 ) -> dict[str, Any]:
     """The product's hybrid query by query text, as the clinical search pipelines build it for a client:
     the same named sub-queries, field weights, candidate depth (``pagination_depth`` and k-NN ``k``) and
     filters (on the hybrid query and inside the k-NN clause, so k neighbours are found *within* them) as
     /v1/search sends with vectors; ml-commons encodes the text (the pipeline's neural_query_enricher
-    names the models). Sub-queries are named as /v1/search names them (``named_clause``)."""
-    dense = dense_text_clause(text, depth)
+    names the models). Sub-queries are named as /v1/search names them (``named_clause``).
+    ``semantic_text``: what the sparse and dense sub-queries search with (the clinical topic; default
+    ``text``); BM25 always takes ``text``."""
+    semantic = semantic_text or text
+    dense = dense_text_clause(semantic, depth)
     neural = dense["neural"][DENSE_FIELD]
     if ef_search is not None:
         neural["method_parameters"] = {"ef_search": max(ef_search, depth)}
     hybrid: dict[str, Any] = {
         "queries": [
             named_clause("bm25", bm25_clause(text, bm25_fields)),
-            named_clause("splade", sparse_text_clause(text)),
+            named_clause("splade", sparse_text_clause(semantic)),
             named_clause("dense", dense),
         ],
         "pagination_depth": depth,

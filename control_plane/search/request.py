@@ -111,19 +111,21 @@ def component_clauses(
     ef_search: int | None = None,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     sparse_ann: SparseAnn | None = None,
+    semantic_text: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each component's clause, named after the component so OpenSearch reports its score per hit
     (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
     (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
     hybrid query OpenSearch 3.6 drops a `_name` set on the knn query. ``bm25_fields``: the BM25 field
     weights (facet_json raised for a clinical intent, control_plane/clinical/facet_boost.py).
-    ``sparse_ann``: the SPLADE field is SEISMIC (its query-time parameters; query tokens are then ids)."""
+    ``sparse_ann``: the SPLADE field is SEISMIC (its query-time parameters; query tokens are then ids).
+    ``semantic_text``: the text a doc-only sparse clause sends (default ``text``)."""
     clauses: dict[str, dict[str, Any]] = {}
     for name in components:
         if name == "bm25":
             clause = bm25_clause(text, bm25_fields)
         elif name == "splade":
-            clause = _sparse_clause(text, encodings, sparse_ann)
+            clause = _sparse_clause(semantic_text or text, encodings, sparse_ann)
             if sparse_ann is not None and knn_filter is not None:
                 # SEISMIC keeps its k best among the filtered chunks (as the k-NN clause does), not
                 # k from the whole index cut by the hybrid filter afterwards.
@@ -237,10 +239,13 @@ def build_request(
     profile: bool = False,
     ignore_unavailable: bool = False,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
+    semantic_text: str | None = None,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
-    the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields)."""
+    the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
+    ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
+    query), as the vectors in ``encodings`` were encoded from it."""
     if not components:
         raise ValueError("no component left to search with")
     depth = _depth(spec)
@@ -255,6 +260,7 @@ def build_request(
         ef_search=settings.index.knn.ef_search,
         bm25_fields=bm25_fields,
         sparse_ann=sparse_ann(settings, depth),
+        semantic_text=semantic_text,
     )
     queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
     top_n = rerank_top_n or settings.models.rerank_top_n

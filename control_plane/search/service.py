@@ -165,7 +165,8 @@ class SearchService:
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
         encode_started = time.perf_counter()
-        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec)
+        semantic_text = intents.clinical.semantic_text(spec.query)
+        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec, semantic_text)
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
@@ -217,12 +218,14 @@ class SearchService:
             profile=intents.spec.profile,
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
             bm25_fields=intents.bm25_fields,
+            semantic_text=intents.clinical.semantic_text(intents.spec.query),
         )
 
     def _encode(
-        self, spec: SearchSpec
+        self, spec: SearchSpec, text: str
     ) -> tuple[QueryEncodings, list[str], list[str], dict[str, float], dict[str, CacheStatus]]:
-        """Encode the query for splade and dense, each from the encoding cache when it holds it."""
+        """Encode ``text`` (the query, or its clinical topic) for splade and dense, each from the encoding
+        cache when it holds it."""
         timeout_s = self.settings.search.component_timeout_ms / 1000
         doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
         doc_only_id = self.model_ids.current().get("sparse_query") if doc_only else None
@@ -233,11 +236,9 @@ class SearchService:
             encoders["dense"] = (self.inference.dense_model, self.inference.dense)
         if "splade" in spec.components and not doc_only:
             encoders["splade"] = (self.inference.sparse_model, self.inference.sparse)
-        lookups = {
-            name: self.caches.encoding(name, model, spec.query) for name, (model, _) in encoders.items()
-        }
+        lookups = {name: self.caches.encoding(name, model, text) for name, (model, _) in encoders.items()}
         calls: dict[str, Callable[[], Any]] = {
-            name: _timed(partial(encode, spec.query, timeout_s))
+            name: _timed(partial(encode, text, timeout_s))
             for name, (_, encode) in encoders.items()
             if lookups[name].value is None
         }

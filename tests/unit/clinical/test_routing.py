@@ -10,6 +10,7 @@ from control_plane.clinical.routing import (
     route_factor,
     routed_order,
     routed_scores,
+    sink_near_empty,
     topical_documents,
     topicality,
 )
@@ -145,3 +146,41 @@ def test_section_query_fetches_matching_non_stub_chunks_of_the_records_under_the
     assert body["size"] == 2 * SECTIONS_PER_DOCUMENT
     with pytest.raises(ValueError, match="needs documents and boosts"):
         section_query("t", Filters(), [], [ELIGIBILITY])
+
+
+# -- near-empty chunks sink below content --------------------------------------------------------
+
+
+def test_a_near_empty_chunk_never_ranks_above_a_chunk_with_content() -> None:
+    # A stub of trial A would be lifted to the top by topicality (fused 0.8 is the best score).
+    fused = [
+        Candidate("A:stub", "A", 0.8, "eligibility", False, near_empty=True),
+        Candidate("A:1", "A", 0.7, "eligibility", False),
+        Candidate("B:1", "B", 0.2, None, False),
+    ]
+    scores = routed_scores(fused, [ELIGIBILITY], PARAMS)
+    # content: A:1 0.7/0.8 + 0.5 x 1.7 x 1.0 = 1.725; B:1 0.25 (B's topicality 0.25 < 0.5: not lifted)
+    assert scores["A:1"] == pytest.approx(1.725)
+    assert scores["B:1"] == pytest.approx(0.25)
+    # the stub: its own 1.0, scaled to half the lowest content score
+    assert scores["A:stub"] == pytest.approx(0.125)
+    assert routed_order(scores, [c.chunk_id for c in fused]) == ["A:1", "B:1", "A:stub"]
+
+
+def test_stubs_keep_their_own_order_below_content() -> None:
+    scores = sink_near_empty(
+        {"s1": 0.9, "s2": 0.3, "c": 0.4},
+        [
+            Candidate("s1", "A", 0.9, None, False, near_empty=True),
+            Candidate("s2", "A", 0.3, None, False, near_empty=True),
+            Candidate("c", "A", 0.4, None, False),
+        ],
+    )
+    assert scores == pytest.approx({"s1": 0.2, "s2": 0.2 / 3, "c": 0.4})
+
+
+def test_no_stub_changes_nothing_and_zero_content_puts_stubs_at_zero() -> None:
+    content = [Candidate("c", "A", 0.4, None, False)]
+    assert sink_near_empty({"c": 0.4}, content) == {"c": 0.4}
+    stub_over_zero = [Candidate("s", "A", 0.9, None, False, True), Candidate("c", "A", 0.0, None, False)]
+    assert sink_near_empty({"s": 0.9, "c": 0.0}, stub_over_zero) == {"s": 0.0, "c": 0.0}

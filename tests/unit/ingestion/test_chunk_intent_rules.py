@@ -100,6 +100,26 @@ def test_adverse_event_measures(title: str, expected: bool) -> None:
         ("exclusion", "- contraindications for MRI", False),
         ("conditions", "Conditions: Malaria.", False),
         ("eligibility", "Time frame: irrelevant", False),
+        # demographic fields that restrict nobody, split off the criteria: nothing to answer with
+        ("eligibility", "Sex: All. Minimum age: N/A. Maximum age: N/A.", True),
+        (
+            "eligibility",
+            "Sex: All. Minimum age: N/A. Maximum age: N/A. Accepts healthy volunteers: No.",
+            True,
+        ),
+        (
+            "eligibility",
+            "Sex: All. Accepts healthy volunteers: No. Sampling method: Non-Probability Sample.",
+            True,
+        ),
+        # an age, a sex or a word of its own restricts someone: content
+        (
+            "eligibility",
+            "Sex: All. Minimum age: N/A. Maximum age: 5 Days. Accepts healthy volunteers: No.",
+            False,
+        ),
+        ("eligibility", "Sex: Female. Minimum age: N/A. Maximum age: N/A.", False),
+        ("eligibility", "Sex: All. Minimum age: N/A. Maximum age: N/A.\n\nIndividuals with APS", False),
     ],
 )
 def test_near_empty_sections(kind: str, text: str, expected: bool) -> None:

@@ -56,3 +56,12 @@ def test_without_filters_no_filter_is_sent() -> None:
         "filter" not in hybrid
         and "filter" not in hybrid["queries"][2]["bool"]["must"][0]["neural"]["embedding"]
     )
+
+
+def test_sparse_and_dense_search_the_semantic_text_and_bm25_the_question() -> None:
+    query = product_text_hybrid("eligibility for breast cancer", 50, semantic_text="for breast cancer")
+    bm25, splade, dense = query["hybrid"]["queries"]
+    assert bm25["multi_match"]["query"] == "eligibility for breast cancer"
+    assert splade["neural_sparse"]["sparse_terms"]["query_text"] == "for breast cancer"
+    assert "for breast cancer" in str(dense)
+    assert "eligibility" not in str(dense)

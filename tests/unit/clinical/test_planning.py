@@ -1,0 +1,60 @@
+"""Clinical planning: the question's topic (what the dense and sparse encoders search with)."""
+
+from __future__ import annotations
+
+import pytest
+
+from control_plane.clinical.intents import (
+    DEFAULT_INTENTS_FILE,
+    IntentConfig,
+    detect_intents,
+    load_intent_config,
+)
+from control_plane.clinical.planning import plan_clinical, topic_text
+from control_plane.config.settings import FacetSettings
+
+
+@pytest.fixture(scope="module")
+def config() -> IntentConfig:
+    return load_intent_config(DEFAULT_INTENTS_FILE)
+
+
+def _topic(query: str, config: IntentConfig) -> str | None:
+    return topic_text(query, detect_intents(query, config))
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("eligibility for breast cancer trials", "for breast cancer trials"),
+        ("harms reported in immunotherapy trials", "reported in immunotherapy trials"),
+        # a gapped cue leaves what its gap held: the treatment asked about
+        ("does mepolizumab help people with EGPA", "mepolizumab people with EGPA"),
+        ("how is the study drug given to children", "the study drug to children"),
+    ],
+)
+def test_the_topic_is_the_question_without_its_cue_words(
+    config: IntentConfig, query: str, topic: str
+) -> None:
+    assert _topic(query, config) == topic
+
+
+@pytest.mark.parametrize(
+    "query", ["side effects of the treatment", "eligibility criteria", "who can join the study"]
+)
+def test_a_question_with_no_specific_topic_has_none(config: IntentConfig, query: str) -> None:
+    assert _topic(query, config) is None
+
+
+def test_a_question_without_a_cue_has_no_separate_topic(config: IntentConfig) -> None:
+    assert _topic("breast cancer", config) is None
+
+
+def test_the_plan_searches_the_topic_only_with_boosts_on(config: IntentConfig) -> None:
+    query = "eligibility for breast cancer trials"
+    on = plan_clinical(query, config, FacetSettings())
+    off = plan_clinical(query, config, FacetSettings(), boosts_on=False)
+    assert on.semantic_text(query) == "for breast cancer trials"
+    assert off.semantic_text(query) == query
+    vague = "side effects of the treatment"
+    assert plan_clinical(vague, config, FacetSettings()).semantic_text(vague) == vague

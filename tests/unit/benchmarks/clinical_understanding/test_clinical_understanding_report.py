@@ -1,0 +1,39 @@
+"""The clinical-understanding report renders what was measured, no more."""
+
+from __future__ import annotations
+
+from control_plane.benchmarks.clinical_understanding.compute import Verdict
+from control_plane.benchmarks.clinical_understanding.measure import SplitRun
+from control_plane.benchmarks.clinical_understanding.report import Findings, render_report
+from control_plane.benchmarks.run_context import RunContext
+from control_plane.clinical.intent_quality import Counts
+from control_plane.testsets.catalog import Query
+
+QUERIES = (
+    Query("q1", "eligibility for breast cancer trials", {"intents": ["eligibility"], "form": "topic"}),
+    Query("q2", "breast cancer", {"intents": [], "form": "topic"}),
+)
+
+
+def test_the_report_lists_targets_groups_and_detection() -> None:
+    run = SplitRun(
+        "clinical-natural/test",
+        "rrf",
+        QUERIES,
+        {"/v1/search off": {"q1": 0.5, "q2": 1.0}, "/v1/search on": {"q1": 0.9, "q2": 1.0}},
+    )
+    findings = Findings(
+        runs=(run,),
+        detection={"clinical-natural/test": {"all": Counts(1, 0, 0), "eligibility": Counts(1, 0, 0)}},
+        verdicts=(Verdict("overall nDCG@10 >= 0.78", "0.9500", True), Verdict("x", "y", False)),
+        verdict_split="clinical-natural/test",
+    )
+    context = RunContext("python -m x", "2 cores", "2026-11-26", 0.5, 0.6)
+    text = render_report(findings, context, "chunks-clinical")
+    assert "| overall nDCG@10 >= 0.78 | 0.9500 | met |" in text
+    assert "| x | y | MISSED |" in text
+    assert "| all | 2 | 0.7500 | 0.9500 |" in text
+    assert "| intent:eligibility | 1 | 0.5000 | 0.9000 |" in text
+    assert "| form:topic | 2 | 0.7500 | 0.9500 |" in text
+    assert "| eligibility | 1 | 0 | 0 | 1.000 | 1.000 |" in text
+    assert "rrf: /v1/search on" in text

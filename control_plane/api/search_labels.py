@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from control_plane.clinical.intents import TABLE_FIELD
-from control_plane.search.results import BoostInfo, SearchMetadata
+from control_plane.clinical.intents import routes_tables
+from control_plane.search.results import SearchMetadata
 
 RerankOutcome = Literal["off", "applied", "fallback"]
 HYBRID: Final = "hybrid"
@@ -27,14 +27,10 @@ class SearchLabels:
     """The answer routed tables (an ``is_table`` boost from a tabular intent)."""
 
 
-def _routes_tables(boost: BoostInfo) -> bool:
-    return boost.field == TABLE_FIELD or boost.tables_only
-
-
 def search_labels(meta: SearchMetadata) -> SearchLabels:
     used = meta.components_used
     mode = HYBRID if len(used) > 1 else (used[0] if used else "none")
     rerank: RerankOutcome = "applied" if meta.reranked else ("fallback" if meta.reranker_error else "off")
-    boosted = sorted({b.intent for b in meta.boosts if not _routes_tables(b)})
-    table = any(_routes_tables(b) for b in meta.boosts)
+    boosted = sorted({b.intent for b in meta.boosts if not routes_tables(b.field, b.tables_only)})
+    table = any(routes_tables(b.field, b.tables_only) for b in meta.boosts)
     return SearchLabels(mode, meta.fusion.method, rerank, tuple(boosted), table)

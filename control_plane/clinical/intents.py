@@ -135,8 +135,12 @@ class Boost:
 
     @property
     def routes_tables(self) -> bool:
-        """Whether this boost is table routing (reported apart from section boosts)."""
-        return self.field == TABLE_FIELD or self.tables_only
+        return routes_tables(self.field, self.tables_only)
+
+
+def routes_tables(field: str, tables_only: bool) -> bool:
+    """Whether a boost on ``field`` is table routing (reported apart from section boosts)."""
+    return field == TABLE_FIELD or tables_only
 
 
 def parse_intent_config(data: Any, source: str = "intents.yaml") -> IntentConfig:

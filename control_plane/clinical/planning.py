@@ -34,6 +34,7 @@ GENERIC_WORDS: Final = frozenset(
     article research clinical""".split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that name no topic of their own: "side effects of the treatment" asks about every record."""
+_VAGUE: Final = GENERIC_WORDS | ENGLISH_STOP_WORDS
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,5 @@ def topic_text(query: str, intents: Sequence[DetectedIntent]) -> str | None:
         position = max(position, end)
     kept.append(query[position:])
     topic = " ".join(" ".join(kept).split())
-    vague = GENERIC_WORDS | ENGLISH_STOP_WORDS
-    specific = [atom for atom in atoms(topic) if topic[atom.start : atom.end].lower() not in vague]
+    specific = [atom for atom in atoms(topic) if topic[atom.start : atom.end].lower() not in _VAGUE]
     return topic if specific else None

@@ -31,6 +31,11 @@ class IntentPlan:
     def bm25_fields(self) -> Mapping[str, float]:
         return self.clinical.bm25_fields
 
+    @property
+    def semantic_text(self) -> str:
+        """What the dense and sparse components search with: the clinical topic, else the query."""
+        return self.clinical.semantic_text(self.spec.query)
+
 
 def plan_intents(spec: SearchSpec, settings: Settings) -> IntentPlan:
     clinical = plan_clinical(

@@ -165,8 +165,7 @@ class SearchService:
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
         encode_started = time.perf_counter()
-        semantic_text = intents.clinical.semantic_text(spec.query)
-        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec, semantic_text)
+        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec, intents.semantic_text)
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
@@ -218,7 +217,7 @@ class SearchService:
             profile=intents.spec.profile,
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
             bm25_fields=intents.bm25_fields,
-            semantic_text=intents.clinical.semantic_text(intents.spec.query),
+            semantic_text=intents.semantic_text,
         )
 
     def _encode(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,7 +17,7 @@ from control_plane.query.components import text_hybrid_query
 from control_plane.search.results import ChunkResult
 from control_plane.search.service import SearchService
 from control_plane.search.spec import SearchSpec
-from control_plane.testsets.catalog import load_test_set
+from control_plane.testsets.catalog import Query, load_test_set
 
 K: Final = 10
 LEAN_SOURCE: Final = {"excludes": ["embedding", "sparse_terms"]}
@@ -40,25 +40,39 @@ def direct(client: OpenSearch, index: str, pipeline: str, query: dict[str, Any],
     return [hit["_id"] for hit in answer["hits"]["hits"]]
 
 
+def api_ranker(service: SearchService, index: str, fusion: str, boosts: bool) -> Ranker:
+    """/v1/search's service (tenant ``default``) with clinical boosts on or off: its chunk ids."""
+
+    def rank(text: str) -> list[str]:
+        spec = SearchSpec.model_validate(
+            {"query": text, "size": K, "boosts": boosts, "fusion_method": fusion}
+        )
+        return [
+            r.chunk_id for r in service.search(spec, "default", index).results if isinstance(r, ChunkResult)
+        ]
+
+    return rank
+
+
+def judged_questions(split: str) -> tuple[tuple[Query, ...], Mapping[str, Mapping[str, int]]]:
+    """A split's questions that have judgments, and its judgments."""
+    test_set = load_test_set(split)
+    qrels = test_set.qrels()
+    return tuple(q for q in test_set.queries() if q.query_id in qrels), qrels
+
+
 def rankers(
     client: OpenSearch, service: SearchService, index: str, fusion: str, depth: int
 ) -> dict[str, Ranker]:
     """The paths compared, by label, for one fusion."""
     suffix = FUSIONS[fusion]
-
-    def api(text: str) -> list[str]:
-        spec = SearchSpec.model_validate({"query": text, "size": K, "boosts": True, "fusion_method": fusion})
-        return [
-            r.chunk_id for r in service.search(spec, "default", index).results if isinstance(r, ChunkResult)
-        ]
-
     return {
         OLD_README: lambda t: direct(client, index, f"hybrid-{suffix}", text_hybrid_query(t)),
         README: lambda t: direct(
             client, index, f"hybrid-{suffix}", text_hybrid_query(t, pagination_depth=depth)
         ),
         PIPELINE: lambda t: direct(client, index, f"clinical-{suffix}", plain_query(t)),
-        API: api,
+        API: api_ranker(service, index, fusion, boosts=True),
     }
 
 
@@ -73,9 +87,7 @@ class Relevance:
 
 
 def relevance(split: str, fusion: str, paths: dict[str, Ranker]) -> Relevance:
-    test_set = load_test_set(split)
-    qrels = test_set.qrels()
-    questions = [q for q in test_set.queries() if q.query_id in qrels]
+    questions, qrels = judged_questions(split)
     means = {
         label: statistics.mean(ndcg_at_k(qrels[q.query_id], rank(q.text), K) for q in questions)
         for label, rank in paths.items()

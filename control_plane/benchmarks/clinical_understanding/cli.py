@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from control_plane.benchmarks import clinical_understanding
-from control_plane.benchmarks.clinical_pipelines.measure import FUSIONS
+from control_plane.benchmarks.clinical_pipelines.measure import FUSIONS, judged_questions
 from control_plane.benchmarks.clinical_understanding.compute import (
     ALL,
     Verdict,
@@ -25,7 +25,6 @@ from control_plane.benchmarks.clinical_understanding.compute import (
 from control_plane.benchmarks.clinical_understanding.measure import (
     PAIRS,
     SplitRun,
-    judged_questions,
     rankers,
     run_split,
 )

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from opensearchpy import OpenSearch
 
-from control_plane.benchmarks.clinical_pipelines.measure import FUSIONS, direct, plain_query
+from control_plane.benchmarks.clinical_pipelines.measure import (
+    FUSIONS,
+    K,
+    Ranker,
+    api_ranker,
+    direct,
+    judged_questions,
+    plain_query,
+)
 from control_plane.measures.metrics import ndcg_at_k
 from control_plane.query.components import text_hybrid_query
-from control_plane.search.results import ChunkResult
 from control_plane.search.service import SearchService
-from control_plane.search.spec import SearchSpec
-from control_plane.testsets.catalog import Query, load_test_set
+from control_plane.testsets.catalog import Query
 
-K: Final = 10
 API_OFF: Final = "/v1/search off"
 API_ON: Final = "/v1/search on"
 DIRECT_OFF: Final = "direct off"
 DIRECT_ON: Final = "direct on"
 PAIRS: Final = {"/v1/search": (API_OFF, API_ON), "direct": (DIRECT_OFF, DIRECT_ON)}
-Ranker = Callable[[str], list[str]]
 
 
 def rankers(
@@ -31,20 +35,9 @@ def rankers(
     """Boosts off and on through /v1/search's service; the README's explicit query through
     ``hybrid-<fusion>`` (off) and a plain question through ``clinical-<fusion>`` (on)."""
     suffix = FUSIONS[fusion]
-
-    def api(boosts: bool) -> Ranker:
-        def rank(text: str) -> list[str]:
-            spec = SearchSpec.model_validate(
-                {"query": text, "size": K, "boosts": boosts, "fusion_method": fusion}
-            )
-            results = service.search(spec, "default", index).results
-            return [r.chunk_id for r in results if isinstance(r, ChunkResult)]
-
-        return rank
-
     return {
-        API_OFF: api(False),
-        API_ON: api(True),
+        API_OFF: api_ranker(service, index, fusion, boosts=False),
+        API_ON: api_ranker(service, index, fusion, boosts=True),
         DIRECT_OFF: lambda t: direct(
             client, index, f"hybrid-{suffix}", text_hybrid_query(t, pagination_depth=depth)
         ),
@@ -60,12 +53,6 @@ class SplitRun:
     fusion: str
     queries: tuple[Query, ...]
     ndcg: Mapping[str, Mapping[str, float]]  # ranking label -> query id -> nDCG@10
-
-
-def judged_questions(split: str) -> tuple[tuple[Query, ...], Mapping[str, Mapping[str, int]]]:
-    test_set = load_test_set(split)
-    qrels = test_set.qrels()
-    return tuple(q for q in test_set.queries() if q.query_id in qrels), qrels
 
 
 def run_split(split: str, fusion: str, paths: Mapping[str, Ranker]) -> SplitRun:

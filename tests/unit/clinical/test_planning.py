@@ -5,18 +5,11 @@ from __future__ import annotations
 import pytest
 
 from control_plane.clinical.intents import (
-    DEFAULT_INTENTS_FILE,
     IntentConfig,
     detect_intents,
-    load_intent_config,
 )
 from control_plane.clinical.planning import plan_clinical, topic_text
 from control_plane.config.settings import FacetSettings
-
-
-@pytest.fixture(scope="module")
-def config() -> IntentConfig:
-    return load_intent_config(DEFAULT_INTENTS_FILE)
 
 
 def _topic(query: str, config: IntentConfig) -> str | None:

@@ -24,11 +24,6 @@ from control_plane.clinical.intents import (
 from control_plane.clinical.routing import Candidate, route_factor
 
 
-@pytest.fixture(scope="module")
-def config() -> IntentConfig:
-    return load_intent_config(DEFAULT_INTENTS_FILE)
-
-
 def _by_name(intents: list[DetectedIntent]) -> dict[str, DetectedIntent]:
     return {intent.name: intent for intent in intents}
 

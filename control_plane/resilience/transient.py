@@ -43,6 +43,11 @@ NODE_LEFT_TYPES = frozenset(
 # The node that left is still named in a routing table OpenSearch reads: a 500 whose cause is a
 # NullPointerException on DiscoveryNode.getId() ("node" is null), seen in CI during a rolling restart.
 _NULL_NODE_MARK = "DiscoveryNode.getId()"
+# A cluster block of level SERVICE_UNAVAILABLE: the node has not recovered the cluster state yet (it is
+# restarting) or has no cluster manager. Transient whatever the status: CI saw it as a 500 from a search
+# through a pipeline that calls ml-commons on a node rejoining during a rolling restart. Other blocks
+# (FORBIDDEN: read-only, closed index) refuse the request.
+_SERVICE_UNAVAILABLE_BLOCK = "blocked by: [SERVICE_UNAVAILABLE/"
 # Statuses that mean "not now" from the node or a proxy in front of it (no node serves, shards gone).
 TRANSIENT_STATUSES = frozenset({502, 503, 504})
 
@@ -113,7 +118,7 @@ def _unstarted(found: list[tuple[str, str]]) -> bool:
 def _transient(status: int | None, found: list[tuple[str, str]]) -> bool:
     if any(kind in UNSTARTED_SHARD_TYPES or kind in NODE_LEFT_TYPES for kind, _ in found):
         return True
-    if any(_NULL_NODE_MARK in reason for _, reason in found):
+    if any(_NULL_NODE_MARK in reason or _SERVICE_UNAVAILABLE_BLOCK in reason for _, reason in found):
         return True
     return status in TRANSIENT_STATUSES
 

@@ -1,4 +1,5 @@
-"""`ingest`: parse, chunk, encode and index documents."""
+"""`ingest`: parse, chunk, encode and index documents; `reencode`: an index's chunks again, with the
+configured models."""
 
 from __future__ import annotations
 
@@ -51,6 +52,24 @@ def add_parsers(commands: Subcommands) -> None:
     ingest.add_argument("--dead-letter", default=".local/dead-letter.jsonl", help="where rejected records go")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
     ingest.set_defaults(handler=_ingest)
+
+    reencode = commands.add_parser(
+        "reencode",
+        help="re-encode an index's chunks with the configured models (resumable, idempotent)",
+        description="Compute every chunk's dense and sparse vectors again from its stored text with the "
+        "configured models (models.dense, models.sparse), write them in place and record the models on "
+        "the index. Run it when `ingest` refuses an index whose chunks came from other models or from "
+        "unrecorded ones (made before records were kept). An interrupted run resumes where it stopped; "
+        "an index already recording the configured models is left as it is. A vector field of another "
+        "dimension cannot be re-encoded in place: ingest into a new index instead.",
+    )
+    reencode.add_argument(
+        "--index", help="the chunk index (default: <index.prefix>-<tenant>, confined as for `ingest`)"
+    )
+    reencode.add_argument("--tenant", default="default", help="the tenant whose index it is")
+    reencode.add_argument("--batch-size", type=int, default=256, help="chunks per encode and bulk batch")
+    reencode.add_argument("--no-progress", action="store_true", help="no progress bar")
+    reencode.set_defaults(handler=_reencode)
 
 
 def _ingest(settings: Settings, args: argparse.Namespace) -> int:
@@ -150,3 +169,61 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     if dead_letter.count:
         print(f"{dead_letter.count} rejected record(s) written to {dead_letter.path}")
     return 0 if not (summary.parse_errors or summary.index_failures) else EXIT_DRIFT
+
+
+def _reencode(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.cli.recording import recording
+    from control_plane.config.tenancy import TenantIndexError
+    from control_plane.ingestion.index_models import encoding_models
+    from control_plane.ingestion.reencode import ReencodeError, ReencodeSummary, reencode
+    from control_plane.ingestion.run import IngestOptions
+    from control_plane.ingestion.setup import python_encoder
+    from control_plane.ledger.tracking import JobTracker, tracked
+    from control_plane.models.manifest import load_manifest
+    from control_plane.resilience.policy import ModelCallError
+
+    try:  # the same confinement as an ingest into the index
+        index = IngestOptions.for_tenant(settings.index, args.tenant, args.index).index
+    except TenantIndexError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    models = encoding_models(settings.models)
+    client = make_client(settings.opensearch)
+    encoder, _ = python_encoder(settings)
+    dimension = load_manifest().model(settings.models.dense).dimension
+
+    def work(_: JobTracker) -> ReencodeSummary:
+        return reencode(
+            client,
+            index,
+            models,
+            encoder,
+            dense_dimension=dimension,
+            batch_chunks=args.batch_size,
+            progress=not args.no_progress,
+        )
+
+    named = ", ".join(f"{role} {name}" for role, name in sorted(models.items()))
+    with recording(settings, client) as record:
+        try:
+            summary = tracked(
+                record.ledger,
+                "reencode",
+                args.tenant,
+                "cli",
+                work,
+                {"index": index, **models},
+                lambda s: {"chunks": s.chunks, "reencoded": s.reencoded},
+            )
+        except (ReencodeError, ModelCallError) as exc:  # what was written stays: a re-run resumes
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_MODEL if isinstance(exc, ModelCallError) else EXIT_CONFIG
+    if summary.nothing_to_do:
+        print(f"{index}: already encoded by {named}; nothing to do")
+        return 0
+    resumed = f", resumed after chunk {summary.resumed_after}" if summary.resumed_after else ""
+    print(
+        f"{index}: {summary.reencoded} of {summary.chunks} chunks re-encoded with {named}{resumed} "
+        f"in {summary.seconds:.1f}s; the index records them"
+    )
+    return 0

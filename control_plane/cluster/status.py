@@ -91,7 +91,7 @@ def _index_models(client: OpenSearch, settings: Settings) -> dict[str, str]:
         records = index_records(client, f"{settings.index.prefix}-*")
     except TransportError as exc:  # e.g. a user who may not read the chunk indices' mappings
         return {f"{settings.index.prefix}-*": f"not readable ({exc.status_code})"}
-    return {index: describe_index(recorded, configured) for index, recorded in records.items()}
+    return {index: describe_index(index, record, configured) for index, record in records.items()}
 
 
 def read_nodes(client: OpenSearch, info: dict[str, Any]) -> list[ClusterNode]:

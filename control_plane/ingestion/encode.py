@@ -49,22 +49,25 @@ class ModelChunkEncoder:
         self.sparse_token_ids = sparse_token_ids
 
     def __call__(self, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+        outputs = self.vectors([c.text for c in chunks])
+        return [{**chunk_document(c), **fields} for c, fields in zip(chunks, outputs, strict=True)]
+
+    def vectors(self, texts: Sequence[str]) -> list[dict[str, Any]]:
+        """``{"embedding": ..., "sparse_terms": ...}`` per text, in order: the model outputs of a chunk
+        document (what a re-encode replaces, control_plane/ingestion/reencode.py)."""
         # Encode in length order so each model batch pads to similar lengths, then restore the order.
-        by_length = sorted(range(len(chunks)), key=lambda i: len(chunks[i].text))
-        documents: list[dict[str, Any]] = [{} for _ in chunks]
+        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        outputs: list[dict[str, Any]] = [{} for _ in texts]
         for start in range(0, len(by_length), self.batch_size):
             positions = by_length[start : start + self.batch_size]
-            texts = [chunks[i].text for i in positions]
-            vectors = self.dense.encode(texts)
-            terms = self.sparse.encode(texts)
+            batch = [texts[i] for i in positions]
+            vectors = self.dense.encode(batch)
+            terms = self.sparse.encode(batch)
             for i, vector, weights in zip(positions, vectors, terms, strict=True):
-                document = chunk_document(chunks[i])
-                document["embedding"] = [float(x) for x in vector]
                 if self.sparse_token_ids is not None:
                     weights = token_id_weights(weights, self.sparse_token_ids)
-                document["sparse_terms"] = weights
-                documents[i] = document
-        return documents
+                outputs[i] = {"embedding": [float(x) for x in vector], "sparse_terms": weights}
+        return outputs
 
 
 class PipelineChunkEncoder:

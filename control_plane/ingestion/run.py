@@ -96,8 +96,8 @@ class IngestOptions:
     # How long a batch whose request keeps failing (cluster unreachable, shards lost) is retried.
     batch_retry_s: float = 120.0
     # The models the chunks are encoded with ({"dense": name, "sparse": name}): recorded on the index, and
-    # an index that records others is refused before anything is written (index_models.py). None: not
-    # checked (an index of the caller's own, e.g. a test's or a benchmark's).
+    # an index whose chunks came from other (or unrecorded) models is refused before anything is written
+    # (index_models.py). None: not checked (an index of the caller's own, e.g. a test's or a benchmark's).
     models: Mapping[str, str] | None = None
     # index.prefix when index.tenant_indices is on (``for_tenant`` sets it from settings): the index must
     # then be the tenant's (<prefix>-<tenant> or <prefix>-<tenant>-<suffix>), or the options are refused
@@ -142,7 +142,7 @@ def ingest(
         if not client.indices.exists(index=options.index):
             client.indices.create(index=options.index)
         if options.models is not None:
-            claim_index(client, options.index, options.models)
+            claim_index(client, options.index, options.models, options.tenant_id)
         # The same record in several files (a trial as XML and as JSON): keep its most complete form.
         preferred = most_complete_forms(sources)
     with stage(listener, LOAD, summary.to_dict):

@@ -14,10 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from control_plane.errors import BiohybridError
 
-JobKind = Literal["ingest", "model_registration", "evaluation"]
+JobKind = Literal["ingest", "reencode", "model_registration", "evaluation"]
 JobState = Literal["queued", "running", "done", "failed"]
 Origin = Literal["api", "cli", "scheduler"]
-JOB_KINDS: tuple[str, ...] = ("ingest", "model_registration", "evaluation")
+JOB_KINDS: tuple[str, ...] = ("ingest", "reencode", "model_registration", "evaluation")
 JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed")
 _NEXT: dict[str, tuple[str, ...]] = {"queued": ("running", "failed"), "running": ("done", "failed")}
 

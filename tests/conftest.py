@@ -52,6 +52,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return  # a worker: the other one may still use the node
     from integration.node import STARTED_BY_A_WORKER, run_playbook
 
-    if STARTED_BY_A_WORKER.exists():
+    # Only the controller whose worker started it: a session run inside a test (test_node_left_as_found)
+    # reuses the node and must not stop it.
+    if STARTED_BY_A_WORKER.exists() and STARTED_BY_A_WORKER.read_text(encoding="utf-8") == str(os.getpid()):
         run_playbook("-e", "opensearch_state=stopped")
         STARTED_BY_A_WORKER.unlink()

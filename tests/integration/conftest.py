@@ -7,6 +7,7 @@ it at the end, so the machine is left as it was found.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from integration.names import session_index, sweep_leftovers
 from integration.node import LOG_FILE, STARTED_BY_A_WORKER, cluster_name_at, node_lock, run_playbook
+from integration.node_state import read_state, restore_state
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
@@ -51,20 +53,25 @@ def node(settings: Settings, worker_id: str) -> Iterator[str]:
         if started_here:
             _provision_or_exit()
             if worker_id != "master":
-                STARTED_BY_A_WORKER.touch()
+                # the xdist controller (this worker's parent) stops it; no other session does
+                STARTED_BY_A_WORKER.write_text(str(os.getppid()), encoding="utf-8")
     yield url
     if started_here and worker_id == "master":
         run_playbook("-e", "opensearch_state=stopped")
 
 
 @pytest.fixture(scope="session")
-def client(node: str, settings: Settings) -> OpenSearch:
-    """The node's client, after deleting what killed test sessions left behind (names.py)."""
+def client(node: str, settings: Settings) -> Iterator[OpenSearch]:
+    """The node's client, after deleting what killed test sessions left behind (names.py). The node's
+    models, pipelines, templates and jobs are recorded first and put back at the end (node_state.py), so
+    a developer's node is left as the session found it."""
     client = make_client(settings.opensearch)
     swept = sweep_leftovers(client)
     if swept:
         print(f"\nswept {len(swept)} indices left by killed test sessions: {', '.join(sorted(swept))}")
-    return client
+    found = read_state(client)
+    yield client
+    restore_state(client, found)
 
 
 @pytest.fixture(scope="session")

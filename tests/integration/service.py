@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from integration.node_state import isolated_settings
 from opensearchpy import OpenSearch
 
-from control_plane.cluster.manage import apply_resources
+from control_plane.cluster.manage import apply_resources, current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.inference.process import start_service, stop_service
 from control_plane.mlcommons.registry import register_models
@@ -37,16 +38,22 @@ def running_service(timeout_s: float = 120.0) -> Iterator[str]:
 
 @contextmanager
 def registered_models(client: OpenSearch) -> Iterator[Settings]:
-    """The local settings with the models registered in ml-commons behind a fresh inference service,
-    and the pipelines applied with their ids. On exit the models are registered again as `make run`
-    has them (the configured service URL), so no test leaves them pointing at a stopped service."""
+    """The local settings with the models registered in ml-commons (the tests' own model group,
+    node_state.py) behind a fresh inference service, and the pipelines applied with their ids. On exit
+    the pipelines are applied again as the session's ``applied`` fixture has them (the developer's models'
+    ids), so no later test queries a stopped service."""
     with running_service() as url:
-        settings = load_settings(LOCAL_FILE, environ={"BIOHYBRID__MODELS__SERVICE_URL": url})
+        settings = isolated_settings(url)
         ids = {m.role: m.model_id for m in register_models(client, settings)}
         apply_resources(client, settings, load_resources(settings, ids))
         try:
             yield settings
         finally:
-            local = load_settings(LOCAL_FILE, environ={})
-            restored = {m.role: m.model_id for m in register_models(client, local)}
-            apply_resources(client, local, load_resources(local, restored))
+            reapply_session_resources(client)
+
+
+def reapply_session_resources(client: OpenSearch) -> None:
+    """The project's templates and pipelines as the ``applied`` fixture installs them: with the ids of
+    the models the node had (the developer's group; none on a fresh node)."""
+    local = load_settings(LOCAL_FILE, environ={})
+    apply_resources(client, local, current_resources(client, local))

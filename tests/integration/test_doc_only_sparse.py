@@ -5,12 +5,13 @@ from pathlib import Path
 
 import pytest
 from integration.names import session_index
-from integration.service import running_service
+from integration.node_state import isolated_settings
+from integration.service import reapply_session_resources, running_service
 from opensearchpy import OpenSearch
 from tokenizers import Tokenizer
 
 from control_plane.cluster.manage import apply_resources
-from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.config.settings import Settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
@@ -32,17 +33,17 @@ def doc_only(
     ingest(client, ["pmc"], IngestOptions(index=index, strategy="section", progress=False), encoder, dead)
     try:
         with running_service() as url:
-            settings = load_settings(
-                LOCAL_FILE,
-                environ={
-                    "BIOHYBRID__MODELS__SERVICE_URL": url,
-                    "BIOHYBRID__MODELS__SPARSE_QUERY_MODE": "doc-only",
-                    "BIOHYBRID__MODELS__DOC_ONLY_IDF_INDEX": index,
-                },
+            settings = isolated_settings(
+                url,
+                BIOHYBRID__MODELS__SPARSE_QUERY_MODE="doc-only",
+                BIOHYBRID__MODELS__DOC_ONLY_IDF_INDEX=index,
             )
             ids = {m.role: m.model_id for m in register_models(client, settings)}
             apply_resources(client, settings, load_resources(settings, ids))
-            yield settings
+            try:
+                yield settings
+            finally:
+                reapply_session_resources(client)
     finally:
         client.indices.delete(index=index, ignore_unavailable=True)
 

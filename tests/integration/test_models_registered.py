@@ -6,12 +6,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from integration.names import session_index
-from integration.service import running_service
+from integration.node_state import isolated_settings
+from integration.service import reapply_session_resources, running_service
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
 from control_plane.cluster.manage import apply_resources
-from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.config.settings import Settings
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.ingestion.bulk import index_batch
 from control_plane.ingestion.chunking import chunk
@@ -32,15 +33,16 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def service_settings(node: str) -> Iterator[Settings]:
     with running_service() as url:
-        yield load_settings(LOCAL_FILE, environ={"BIOHYBRID__MODELS__SERVICE_URL": url})
+        yield isolated_settings(url)
 
 
 @pytest.fixture(scope="module")
-def model_ids(client: OpenSearch, service_settings: Settings) -> dict[str, str]:
+def model_ids(client: OpenSearch, service_settings: Settings) -> Iterator[dict[str, str]]:
     registered = register_models(client, service_settings)
     ids = {m.role: m.model_id for m in registered}
     apply_resources(client, service_settings, load_resources(service_settings, ids))
-    return ids
+    yield ids
+    reapply_session_resources(client)  # later tests must not query this module's stopped service
 
 
 @pytest.fixture(scope="module")

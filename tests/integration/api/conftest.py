@@ -8,13 +8,14 @@ import pytest
 from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret
 from integration.names import session_index
 from integration.node import demo_encoding_lock
-from integration.service import free_port
+from integration.node_state import isolated_settings
+from integration.service import free_port, reapply_session_resources
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
 from control_plane.api.auth import key_sha256
 from control_plane.cluster.manage import apply_resources
-from control_plane.config.settings import LOCAL_FILE, ApiKey, load_settings
+from control_plane.config.settings import ApiKey
 from control_plane.datasets_root import datasets_root
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
@@ -32,10 +33,9 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
         env.setenv(FAULT_ENV_VAR, "1")
         url, _ = start_service(port, state)
     try:
-        settings = load_settings(
-            LOCAL_FILE,
-            environ={
-                "BIOHYBRID__MODELS__SERVICE_URL": url,
+        settings = isolated_settings(
+            url,
+            **{
                 "BIOHYBRID__SEARCH__INDEX_PATTERN": f"{prefix}-*",
                 # Budgets wide enough for a loaded 2-core CI machine: degradation tests set tight ones.
                 "BIOHYBRID__SEARCH__COMPONENT_TIMEOUT_MS": "10000",
@@ -66,8 +66,5 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
     finally:
         client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
         stop_service(state)
-        # Leave the models registered as `make run` has them (the local service URL), not pointing
-        # at this test's stopped service.
-        local = load_settings(LOCAL_FILE, environ={})
-        ids = {m.role: m.model_id for m in register_models(client, local)}
-        apply_resources(client, local, load_resources(local, ids))
+        # The pipelines as the session has them (the developer's models, untouched: node_state.py).
+        reapply_session_resources(client)

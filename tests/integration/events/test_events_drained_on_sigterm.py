@@ -1,0 +1,127 @@
+"""A real SIGTERM to a real control API process (`python -m control_plane.api`, lifecycle events to a
+real receiver that takes a second per event): every event the process accepted reaches the receiver
+before it exits, none is lost with the sender thread."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+from integration.events_receiver import running_receiver
+from integration.names import session_index
+from opensearchpy import OpenSearch
+
+from control_plane.config.settings import LOCAL_FILE, Settings
+
+pytestmark = pytest.mark.integration
+
+KEY = "key-sigterm-s3cr3t"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def indices(client: OpenSearch, applied: Settings) -> Iterator[tuple[str, str]]:
+    """The process's jobs index and the chunk index its job names, deleted afterwards."""
+    names = (session_index("sigterm", prefix="jobs"), session_index("sigterm"))
+    yield names
+    client.indices.delete(index=",".join(names), ignore_unavailable=True)
+
+
+def _start_api(port: int, receiver_url: str, jobs_index: str, log: object) -> subprocess.Popen[bytes]:
+    key = {"sha256": hashlib.sha256(KEY.encode()).hexdigest(), "tenant": "sigterm", "role": "admin"}
+    env = {
+        **os.environ,
+        "BIOHYBRID_CONFIG": str(LOCAL_FILE),
+        "BIOHYBRID__EVENTS__ENABLED": "true",
+        "BIOHYBRID__EVENTS__URL": receiver_url,
+        "BIOHYBRID__EVENTS__TIMEOUT_S": "10",
+        "BIOHYBRID__LEDGER__INDEX": jobs_index,
+        "BIOHYBRID__API__KEYS": json.dumps([key]),
+        # SIGABRT (sent when it does not exit in time) then prints every thread's stack to the log
+        "PYTHONFAULTHANDLER": "1",
+    }
+    command = [sys.executable, "-m", "control_plane.api", "--port", str(port), "--log-format", "text"]
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)  # type: ignore[arg-type]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).ok:
+                return process
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("the control API did not answer /health within 60 s")
+
+
+def _ended(url: str, job_id: str, headers: dict[str, str], timeout_s: float = 180.0) -> str:
+    """The job's state once it ended (its worker thread is then idle), or the last one seen."""
+    deadline, state = time.monotonic() + timeout_s, ""
+    while time.monotonic() < deadline:
+        state = str(
+            requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=headers, timeout=10).json().get("state")
+        )
+        if state in {"done", "failed"}:
+            break
+        time.sleep(0.2)
+    return state
+
+
+def _dropped(metrics: str) -> float:
+    lines = [ln for ln in metrics.splitlines() if ln.startswith("biohybrid_events_dropped_total{")]
+    return sum(float(ln.split()[-1]) for ln in lines)
+
+
+def test_every_accepted_event_is_sent_before_the_process_exits(
+    indices: tuple[str, str], tmp_path: object
+) -> None:
+    jobs_index, chunk_index = indices
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    headers = {"X-API-Key": KEY}
+    log_path = tmp_path / "api.log"  # type: ignore[operator]
+    with running_receiver(delay_s=1.0) as receiver, log_path.open("wb") as log:
+        process = _start_api(port, receiver.url, jobs_index, log)
+        try:
+            # A job whose source does not exist: queued, running, failed, each a job.state.changed event.
+            body = {"sources": ["/nonexistent/sigterm-test.xml"], "index": chunk_index}
+            accepted = requests.post(f"{url}/v1/admin/ingest", json=body, headers=headers, timeout=30)
+            assert accepted.status_code == 202, accepted.text
+            job_id = accepted.json()["id"]
+            assert _ended(url, job_id, headers) in {"done", "failed"}, log_path.read_text()
+            metrics = requests.get(f"{url}/metrics", timeout=10).text
+            received_before = len(receiver.posts)
+            process.send_signal(signal.SIGTERM)
+            try:
+                code = process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGABRT)  # faulthandler: where each thread is
+                process.wait(timeout=30)
+                raise AssertionError(f"no exit 60 s after SIGTERM:\n{log_path.read_text()[-8000:]}") from None
+            assert code == 0, log_path.read_text()[-4000:]
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert _dropped(metrics) == 0, metrics
+    events = [e for e in receiver.events() if e.get_subject() == job_id]
+    # the job's lifecycle events carry its state (an ingest's stage events share the subject)
+    states = [data["state"] for e in events if isinstance(data := e.get_data(), dict) and "state" in data]
+    # every lifecycle event of the job, to its end (done or failed: what the drain is tested on)
+    assert {"queued", "running"} <= set(states) and set(states) & {"done", "failed"}, (
+        states,
+        log_path.read_text(),
+    )
+    assert received_before < len(receiver.posts)  # events were still queued at the SIGTERM

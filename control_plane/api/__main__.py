@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from control_plane.api.app import create_app, shutdown
@@ -40,7 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         serve(app, host, port, threads=settings.api.threads, debug=args.debug)  # until SIGTERM / SIGINT
     finally:
-        shutdown(app)
+        interrupted = shutdown(app, settings.api.job_grace_s)
+    if interrupted:
+        # An abandoned job's thread may be inside ONNX Runtime: finalising the interpreter around it
+        # aborts the process ("terminate called without an active exception") or hangs it. Its end is
+        # recorded and the events are sent, so leave without finalising.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 

@@ -22,6 +22,7 @@ from control_plane.api.admin import register_admin_routes
 from control_plane.api.auth import Principal, Role, authenticate
 from control_plane.api.cache_metrics import CacheCollector
 from control_plane.api.errors import register_error_handlers
+from control_plane.api.jobs import JobRegistry
 from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
@@ -208,8 +209,13 @@ def _body() -> Any:
         raise BadRequestError(f"the body is not valid JSON: {exc}") from None
 
 
-def shutdown(app: Flask) -> None:
-    """What a stopping API does once its server stopped taking requests: send the lifecycle events
-    still queued (``events.drain_s`` at most), which a daemon thread would otherwise lose at exit."""
+def shutdown(app: Flask, job_grace_s: float) -> list[str]:
+    """What a stopping API does once its server stopped taking requests: give running jobs
+    ``job_grace_s`` to end and record the rest as interrupted (jobs.py), then send the lifecycle events
+    still queued, theirs included (``events.drain_s`` at most), which a daemon thread would otherwise lose
+    at exit. Returns the ids of the jobs interrupted (their threads are abandoned)."""
+    jobs: JobRegistry | None = app.extensions.get("biohybrid.jobs")
+    interrupted = jobs.stop(job_grace_s) if jobs is not None else []
     events: EventEmitter = app.extensions["biohybrid.events"]
     events.close()
+    return interrupted

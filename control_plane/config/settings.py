@@ -334,6 +334,10 @@ class ApiSettings(_Strict):
     # Request threads of the production server (waitress): each mostly waits on encoders and OpenSearch.
     threads: int = Field(8, ge=1, le=256)
     keys: tuple[ApiKey, ...] = ()
+    # On SIGTERM, how long running jobs (ingest, evaluate) may take to end before they are recorded as
+    # interrupted and abandoned (control_plane/api/jobs.py); keep it below the service manager's stop
+    # timeout (systemd: 90 s) less events.drain_s.
+    job_grace_s: float = Field(10.0, ge=0)
 
 
 class LedgerSettings(_Strict):

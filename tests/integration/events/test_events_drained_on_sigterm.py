@@ -1,6 +1,8 @@
 """A real SIGTERM to a real control API process (`python -m control_plane.api`, lifecycle events to a
 real receiver that takes a second per event): every event the process accepted reaches the receiver
-before it exits, none is lost with the sender thread."""
+before it exits, none is lost with the sender thread; a job still running (an ingest inside its models)
+is recorded as interrupted and the process exits at once, neither aborting nor hanging (it did both:
+ONNX Runtime inside an abandoned thread while the interpreter finalised)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,9 @@ def indices(client: OpenSearch, applied: Settings) -> Iterator[tuple[str, str]]:
     client.indices.delete(index=",".join(names), ignore_unavailable=True)
 
 
-def _start_api(port: int, receiver_url: str, jobs_index: str, log: object) -> subprocess.Popen[bytes]:
+def _start_api(
+    port: int, receiver_url: str, jobs_index: str, log: object, **environ: str
+) -> subprocess.Popen[bytes]:
     key = {"sha256": hashlib.sha256(KEY.encode()).hexdigest(), "tenant": "sigterm", "role": "admin"}
     env = {
         **os.environ,
@@ -53,6 +57,7 @@ def _start_api(port: int, receiver_url: str, jobs_index: str, log: object) -> su
         "BIOHYBRID__API__KEYS": json.dumps([key]),
         # SIGABRT (sent when it does not exit in time) then prints every thread's stack to the log
         "PYTHONFAULTHANDLER": "1",
+        **environ,
     }
     command = [sys.executable, "-m", "control_plane.api", "--port", str(port), "--log-format", "text"]
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)  # type: ignore[arg-type]
@@ -125,3 +130,45 @@ def test_every_accepted_event_is_sent_before_the_process_exits(
         log_path.read_text(),
     )
     assert received_before < len(receiver.posts)  # events were still queued at the SIGTERM
+
+
+def test_a_job_running_at_sigterm_is_recorded_interrupted_and_the_process_exits_cleanly(
+    client: OpenSearch, indices: tuple[str, str], tmp_path: object
+) -> None:
+    jobs_index, chunk_index = indices
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    headers = {"X-API-Key": KEY}
+    log_path = tmp_path / "api.log"  # type: ignore[operator]
+    with running_receiver(delay_s=0.2) as receiver, log_path.open("wb") as log:
+        process = _start_api(port, receiver.url, jobs_index, log, BIOHYBRID__API__JOB_GRACE_S="1")
+        try:
+            # nfcorpus whole: minutes of encoding on this machine, so it is mid-flight at the SIGTERM
+            body = {"sources": ["nfcorpus"], "index": chunk_index}
+            accepted = requests.post(f"{url}/v1/admin/ingest", json=body, headers=headers, timeout=30)
+            assert accepted.status_code == 202, accepted.text
+            job_id = accepted.json()["id"]
+            deadline = time.monotonic() + 120
+            while b"onnx session ready" not in log_path.read_bytes() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(2.0)  # encoding the first batch
+            job = requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=headers, timeout=10).json()
+            assert job["state"] == "running", job
+            process.send_signal(signal.SIGTERM)
+            try:
+                code = process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGABRT)
+                process.wait(timeout=30)
+                raise AssertionError(f"no exit 60 s after SIGTERM:\n{log_path.read_text()[-8000:]}") from None
+            assert code == 0, log_path.read_text()[-4000:]
+        finally:
+            if process.poll() is None:
+                process.kill()
+    client.indices.refresh(index=jobs_index)
+    record = client.get(index=jobs_index, id=job_id)["_source"]
+    assert (record["state"], record["reason"]) == ("failed", "interrupted"), record
+    assert "job interrupted by shutdown" in log_path.read_text()
+    events = [e for e in receiver.events() if e.get_subject() == job_id]
+    states = [data["state"] for e in events if isinstance(data := e.get_data(), dict) and "state" in data]
+    assert states[-1] == "failed" and "running" in states, states

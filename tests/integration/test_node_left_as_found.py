@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from integration.node import REPO_ROOT
-from integration.node_state import TEST_GROUP, differences, read_state
+from integration.node_state import TEST_GROUP, differences, read_state, restore_state
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.manage import apply_resources
@@ -29,10 +29,19 @@ def test_a_session_that_registers_models_and_writes_jobs_leaves_the_node_as_it_f
     client: OpenSearch, applied: Settings
 ) -> None:
     # A developer's node as `make run` leaves it: models registered behind the configured service URL,
-    # the pipelines applied with their ids (this session's own clean-up removes them at its end).
+    # the pipelines applied with their ids; put back as this session had them afterwards, so the tests
+    # after this one meet the node as they would have.
+    session = read_state(client)
     developer = load_settings(LOCAL_FILE, environ={})
     ids = {m.role: m.model_id for m in register_models(client, developer)}
     apply_resources(client, developer, load_resources(developer, ids))
+    try:
+        _check_left_as_found(client, developer)
+    finally:
+        restore_state(client, session)
+
+
+def _check_left_as_found(client: OpenSearch, developer: Settings) -> None:
     before = read_state(client)
     calls = [url for _, urls in before.connectors.values() for url in urls]
     assert any(url.startswith(developer.models.service_url) for url in calls), calls

@@ -41,6 +41,18 @@ def isolated_settings(service_url: str, **environ: str) -> Settings:
     )
 
 
+def remove_test_models(client: OpenSearch) -> None:
+    """Undeploy and delete the tests' models (and their connectors and group): a fixture that registered
+    them calls this when it ends, so a later registration never finds (and replaces) another's."""
+    for model_id, (name, _, connector_id, _) in read_state(client).models.items():
+        if name.startswith(f"{TEST_GROUP}-"):
+            remove_model(client, model_id, connector_id or None)
+    for group_id, name in read_state(client).groups.items():
+        if name == TEST_GROUP:
+            with contextlib.suppress(NotFoundError):
+                ml(client).delete_model_group(model_group_id=group_id)
+
+
 @dataclass(frozen=True)
 class NodeState:
     """The node's models (id -> name, group, connector, state), connectors (id -> name, URLs), model

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from integration.node_state import isolated_settings
+from integration.node_state import isolated_settings, remove_test_models
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.manage import apply_resources, current_resources
@@ -53,7 +53,8 @@ def registered_models(client: OpenSearch) -> Iterator[Settings]:
 
 
 def reapply_session_resources(client: OpenSearch) -> None:
-    """The project's templates and pipelines as the ``applied`` fixture installs them: with the ids of
-    the models the node had (the developer's group; none on a fresh node)."""
+    """The tests' models removed, and the project's templates and pipelines as the ``applied`` fixture
+    installs them: with the ids of the models the node had (the developer's group; none on a fresh node)."""
+    remove_test_models(client)
     local = load_settings(LOCAL_FILE, environ={})
     apply_resources(client, local, current_resources(client, local))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from control_plane.errors import BiohybridError
+from control_plane.ingestion.stages import failure_reason
 from control_plane.ledger.records import JobKind, new_job_id, numeric_counts
 from control_plane.ledger.store import JobLedger
 from control_plane.ledger.tracking import CountsOf, JobTracker
@@ -142,8 +143,7 @@ class JobRegistry:
     @staticmethod
     def _fail(job: Job, tracker: JobTracker, exc: Exception) -> None:
         tracker.failed(exc)
-        reason = getattr(exc, "reason", None)  # a model call's (control_plane/resilience/policy.py)
-        job.reason = reason if isinstance(reason, str) else "error"
+        job.reason = failure_reason(exc)  # a model call's (control_plane/resilience/policy.py), else error
         job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
 
     def get(self, job_id: str) -> Job | None:

@@ -174,7 +174,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
 def _reencode(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.cli.recording import recording
     from control_plane.config.tenancy import TenantIndexError
-    from control_plane.ingestion.index_models import encoding_models
+    from control_plane.ingestion.index_models import encoding_models, named_models
     from control_plane.ingestion.reencode import ReencodeError, ReencodeSummary, reencode
     from control_plane.ingestion.run import IngestOptions
     from control_plane.ingestion.setup import python_encoder
@@ -203,7 +203,7 @@ def _reencode(settings: Settings, args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
 
-    named = ", ".join(f"{role} {name}" for role, name in sorted(models.items()))
+    named = named_models(models)
     with recording(settings, client) as record:
         try:
             summary = tracked(

@@ -80,13 +80,13 @@ def describe_index(index: str, record: IndexRecord, configured: Mapping[str, str
     fix = f"`{reencode_command(index)}`"
     if record.reencoding is not None:
         done = f"done up to chunk {record.reencoding.after}" if record.reencoding.after else "none done yet"
-        return f"RE-ENCODING to {_named(record.reencoding.to)}: {done} ({fix} finishes it)"
+        return f"RE-ENCODING to {named_models(record.reencoding.to)}: {done} ({fix} finishes it)"
     if record.models is None:
         return f"models not recorded (ingested before records were kept; {fix} re-encodes and records them)"
     mismatches = model_mismatches(record.models, configured, "configured")
     if mismatches:
         return f"DIFFERS: {'; '.join(mismatches)} ({fix}, or query it with those models)"
-    return _named(record.models)
+    return named_models(record.models)
 
 
 def index_records(client: OpenSearch, pattern: str) -> dict[str, IndexRecord]:
@@ -129,7 +129,7 @@ def claim_index(
         why = "; ".join([*mismatches, *(f"{role}: not recorded" for role in unrecorded)])
         raise IndexModelsError(
             f"index {index} holds {chunks} chunks encoded by other or unrecorded models ({why}): run "
-            f"`{fix}` to re-encode them with {_named(models)}, then ingest again (or ingest into a new "
+            f"`{fix}` to re-encode them with {named_models(models)}, then ingest again (or ingest into a new "
             "index, or set models.dense / models.sparse back to what the index was built with)"
         )
     write_meta(client, index, {**meta, META_KEY: dict(models)})
@@ -147,11 +147,15 @@ def index_record(meta: Mapping[str, Any]) -> IndexRecord:
     return IndexRecord(models, reencoding)
 
 
+def read_mapping(client: OpenSearch, index: str) -> dict[str, Any]:
+    """The index's mappings (fields under ``properties``, the record under ``_meta``)."""
+    (only,) = client.indices.get_mapping(index=index).values()
+    return dict(only.get("mappings", {}))
+
+
 def read_meta(client: OpenSearch, index: str) -> dict[str, Any]:
     """The index mapping's ``_meta`` (empty when it has none)."""
-    mappings = client.indices.get_mapping(index=index)
-    (only,) = mappings.values()
-    return dict(only.get("mappings", {}).get("_meta") or {})
+    return dict(read_mapping(client, index).get("_meta") or {})
 
 
 def write_meta(client: OpenSearch, index: str, meta: Mapping[str, Any]) -> None:
@@ -159,5 +163,6 @@ def write_meta(client: OpenSearch, index: str, meta: Mapping[str, Any]) -> None:
     client.indices.put_mapping(index=index, body={"_meta": dict(meta)})
 
 
-def _named(models: Mapping[str, str]) -> str:
+def named_models(models: Mapping[str, str]) -> str:
+    """``dense X, sparse Y``: how messages name a set of models."""
     return ", ".join(f"{role} {name}" for role, name in sorted(models.items()))

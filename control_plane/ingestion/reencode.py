@@ -27,7 +27,7 @@ from control_plane.ingestion.index_models import (
     REENCODING_KEY,
     Reencoding,
     index_record,
-    read_meta,
+    read_mapping,
     write_meta,
 )
 from control_plane.progress import progress_bar
@@ -73,12 +73,13 @@ def reencode(
     if not client.indices.exists(index=index):
         raise ReencodeError(f"no index {index}: nothing to re-encode (check --index)")
     wanted = dict(models)
-    meta = read_meta(client, index)
+    mapping = read_mapping(client, index)
+    meta = dict(mapping.get("_meta") or {})
     record = index_record(meta)
     total = int(client.count(index=index)["count"])
     if record.reencoding is None and record.models == wanted:
         return ReencodeSummary(index, wanted, total, 0, "", time.monotonic() - started)
-    _check_dimension(client, index, dense_dimension)
+    check_dimension(index, mapping, dense_dimension)
     # A run for other models than an interrupted one's starts over: chunks before its cursor hold those.
     pending = record.reencoding if record.reencoding and record.reencoding.to == wanted else None
     state = pending or Reencoding(wanted)
@@ -140,12 +141,11 @@ def _count_up_to(client: OpenSearch, index: str, after: str) -> int:
     return int(client.count(index=index, body=query)["count"])
 
 
-def _check_dimension(client: OpenSearch, index: str, dense_dimension: int | None) -> None:
-    """Refuse when the index's vector field has another dimension than the dense model gives: a
-    field's dimension cannot change in place."""
+def check_dimension(index: str, mapping: Mapping[str, Any], dense_dimension: int | None) -> None:
+    """Refuse when the index's vector field (in its ``mapping``) has another dimension than the dense
+    model gives: a field's dimension cannot change in place."""
     if dense_dimension is None:
         return
-    mapping = client.indices.get_mapping(index=index)[index]["mappings"]
     field = mapping.get("properties", {}).get("embedding", {})
     dimension = field.get("dimension")
     if dimension is not None and int(dimension) != dense_dimension:

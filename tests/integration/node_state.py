@@ -44,10 +44,10 @@ def isolated_settings(service_url: str, **environ: str) -> Settings:
 def remove_test_models(client: OpenSearch) -> None:
     """Undeploy and delete the tests' models (and their connectors and group): a fixture that registered
     them calls this when it ends, so a later registration never finds (and replaces) another's."""
-    for model_id, (name, _, connector_id, _) in read_state(client).models.items():
+    for model_id, (name, _, connector_id, _) in _models(client).items():
         if name.startswith(f"{TEST_GROUP}-"):
             remove_model(client, model_id, connector_id or None)
-    for group_id, name in read_state(client).groups.items():
+    for group_id, name in _groups(client).items():
         if name == TEST_GROUP:
             with contextlib.suppress(NotFoundError):
                 ml(client).delete_model_group(model_group_id=group_id)
@@ -71,35 +71,46 @@ class NodeState:
 
 def read_state(client: OpenSearch) -> NodeState:
     return NodeState(
-        models={
-            hit["_id"]: (
-                str(s.get("name", "")),
-                str(s.get("model_group_id", "")),
-                str(s.get("connector_id", "")),
-                str(s.get("model_state", "")),
-            )
-            for hit in _ml_search(client, "models", {"must_not": [{"exists": {"field": "chunk_number"}}]})
-            for s in [hit["_source"]]
-        },
+        models=_models(client),
         connectors={
             hit["_id"]: (str(hit["_source"].get("name", "")), _urls(hit["_source"]))
             for hit in _ml_search(client, "connectors", {})
         },
-        groups={
-            hit["_id"]: str(hit["_source"].get("name", "")) for hit in _ml_search(client, "model_groups", {})
-        },
+        groups=_groups(client),
         search_pipelines=_named(lambda: client.transport.perform_request("GET", "/_search/pipeline")),
         ingest_pipelines=_named(lambda: client.ingest.get_pipeline()),
         component_templates={
             t["name"]: t["component_template"]
             for t in _named(lambda: client.cluster.get_component_template()).get("component_templates", [])
         },
-        index_templates={
-            t["name"]: t["index_template"]
-            for t in _named(lambda: client.indices.get_index_template()).get("index_templates", [])
-        },
+        index_templates=_index_templates(client),
         jobs=_job_ids(client),
     )
+
+
+def _models(client: OpenSearch) -> dict[str, tuple[str, str, str, str]]:
+    """Each model's id -> (name, group id, connector id, state), without local models' chunks."""
+    return {
+        hit["_id"]: (
+            str(s.get("name", "")),
+            str(s.get("model_group_id", "")),
+            str(s.get("connector_id", "")),
+            str(s.get("model_state", "")),
+        )
+        for hit in _ml_search(client, "models", {"must_not": [{"exists": {"field": "chunk_number"}}]})
+        for s in [hit["_source"]]
+    }
+
+
+def _groups(client: OpenSearch) -> dict[str, str]:
+    return {hit["_id"]: str(hit["_source"].get("name", "")) for hit in _ml_search(client, "model_groups", {})}
+
+
+def _index_templates(client: OpenSearch) -> dict[str, Any]:
+    return {
+        t["name"]: t["index_template"]
+        for t in _named(lambda: client.indices.get_index_template()).get("index_templates", [])
+    }
 
 
 def restore_state(client: OpenSearch, recorded: NodeState) -> None:
@@ -141,7 +152,7 @@ def restore_state(client: OpenSearch, recorded: NodeState) -> None:
     )
     _put_back(
         recorded.index_templates,
-        read_state(client).index_templates,
+        _index_templates(client),
         lambda name, body: client.indices.put_index_template(name=name, body=body),
         lambda name: None,
     )

@@ -10,16 +10,18 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 from integration.events_receiver import running_receiver
 from integration.names import session_index
+from integration.service import free_port
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import LOCAL_FILE, Settings
@@ -27,12 +29,7 @@ from control_plane.config.settings import LOCAL_FILE, Settings
 pytestmark = pytest.mark.integration
 
 KEY = "key-sigterm-s3cr3t"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+HEADERS = {"X-API-Key": KEY}
 
 
 @pytest.fixture
@@ -72,17 +69,44 @@ def _start_api(
     raise AssertionError("the control API did not answer /health within 60 s")
 
 
-def _ended(url: str, job_id: str, headers: dict[str, str], timeout_s: float = 180.0) -> str:
+def _ended(url: str, job_id: str, timeout_s: float = 180.0) -> str:
     """The job's state once it ended (its worker thread is then idle), or the last one seen."""
     deadline, state = time.monotonic() + timeout_s, ""
     while time.monotonic() < deadline:
         state = str(
-            requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=headers, timeout=10).json().get("state")
+            requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=HEADERS, timeout=10).json().get("state")
         )
         if state in {"done", "failed"}:
             break
         time.sleep(0.2)
     return state
+
+
+def _submit_ingest(url: str, sources: list[str], index: str) -> str:
+    body = {"sources": sources, "index": index}
+    accepted = requests.post(f"{url}/v1/admin/ingest", json=body, headers=HEADERS, timeout=30)
+    assert accepted.status_code == 202, accepted.text
+    return str(accepted.json()["id"])
+
+
+def _terminate(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    """SIGTERM, and the process exits with 0 within 60 s; if not, SIGABRT makes faulthandler write
+    where each thread is into the log, which the failure shows."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        code = process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        process.wait(timeout=30)
+        raise AssertionError(f"no exit 60 s after SIGTERM:\n{log_path.read_text()[-8000:]}") from None
+    assert code == 0, log_path.read_text()[-4000:]
+
+
+def _job_states(receiver: Any, job_id: str) -> list[str]:
+    """The states of the job's lifecycle events, in arrival order (its ingest stage events share the
+    subject but carry no state)."""
+    events = [e for e in receiver.events() if e.get_subject() == job_id]
+    return [data["state"] for e in events if isinstance(data := e.get_data(), dict) and "state" in data]
 
 
 def _dropped(metrics: str) -> float:
@@ -91,39 +115,26 @@ def _dropped(metrics: str) -> float:
 
 
 def test_every_accepted_event_is_sent_before_the_process_exits(
-    indices: tuple[str, str], tmp_path: object
+    indices: tuple[str, str], tmp_path: Path
 ) -> None:
     jobs_index, chunk_index = indices
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    headers = {"X-API-Key": KEY}
-    log_path = tmp_path / "api.log"  # type: ignore[operator]
+    log_path = tmp_path / "api.log"
     with running_receiver(delay_s=1.0) as receiver, log_path.open("wb") as log:
         process = _start_api(port, receiver.url, jobs_index, log)
         try:
             # A job whose source does not exist: queued, running, failed, each a job.state.changed event.
-            body = {"sources": ["/nonexistent/sigterm-test.xml"], "index": chunk_index}
-            accepted = requests.post(f"{url}/v1/admin/ingest", json=body, headers=headers, timeout=30)
-            assert accepted.status_code == 202, accepted.text
-            job_id = accepted.json()["id"]
-            assert _ended(url, job_id, headers) in {"done", "failed"}, log_path.read_text()
+            job_id = _submit_ingest(url, ["/nonexistent/sigterm-test.xml"], chunk_index)
+            assert _ended(url, job_id) in {"done", "failed"}, log_path.read_text()
             metrics = requests.get(f"{url}/metrics", timeout=10).text
             received_before = len(receiver.posts)
-            process.send_signal(signal.SIGTERM)
-            try:
-                code = process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.send_signal(signal.SIGABRT)  # faulthandler: where each thread is
-                process.wait(timeout=30)
-                raise AssertionError(f"no exit 60 s after SIGTERM:\n{log_path.read_text()[-8000:]}") from None
-            assert code == 0, log_path.read_text()[-4000:]
+            _terminate(process, log_path)
         finally:
             if process.poll() is None:
                 process.kill()
     assert _dropped(metrics) == 0, metrics
-    events = [e for e in receiver.events() if e.get_subject() == job_id]
-    # the job's lifecycle events carry its state (an ingest's stage events share the subject)
-    states = [data["state"] for e in events if isinstance(data := e.get_data(), dict) and "state" in data]
+    states = _job_states(receiver, job_id)
     # every lifecycle event of the job, to its end (done or failed: what the drain is tested on)
     assert {"queued", "running"} <= set(states) and set(states) & {"done", "failed"}, (
         states,
@@ -133,35 +144,24 @@ def test_every_accepted_event_is_sent_before_the_process_exits(
 
 
 def test_a_job_running_at_sigterm_is_recorded_interrupted_and_the_process_exits_cleanly(
-    client: OpenSearch, indices: tuple[str, str], tmp_path: object
+    client: OpenSearch, indices: tuple[str, str], tmp_path: Path
 ) -> None:
     jobs_index, chunk_index = indices
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    headers = {"X-API-Key": KEY}
-    log_path = tmp_path / "api.log"  # type: ignore[operator]
+    log_path = tmp_path / "api.log"
     with running_receiver(delay_s=0.2) as receiver, log_path.open("wb") as log:
         process = _start_api(port, receiver.url, jobs_index, log, BIOHYBRID__API__JOB_GRACE_S="1")
         try:
             # nfcorpus whole: minutes of encoding on this machine, so it is mid-flight at the SIGTERM
-            body = {"sources": ["nfcorpus"], "index": chunk_index}
-            accepted = requests.post(f"{url}/v1/admin/ingest", json=body, headers=headers, timeout=30)
-            assert accepted.status_code == 202, accepted.text
-            job_id = accepted.json()["id"]
+            job_id = _submit_ingest(url, ["nfcorpus"], chunk_index)
             deadline = time.monotonic() + 120
             while b"onnx session ready" not in log_path.read_bytes() and time.monotonic() < deadline:
                 time.sleep(0.2)
             time.sleep(2.0)  # encoding the first batch
-            job = requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=headers, timeout=10).json()
+            job = requests.get(f"{url}/v1/admin/jobs/{job_id}", headers=HEADERS, timeout=10).json()
             assert job["state"] == "running", job
-            process.send_signal(signal.SIGTERM)
-            try:
-                code = process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.send_signal(signal.SIGABRT)
-                process.wait(timeout=30)
-                raise AssertionError(f"no exit 60 s after SIGTERM:\n{log_path.read_text()[-8000:]}") from None
-            assert code == 0, log_path.read_text()[-4000:]
+            _terminate(process, log_path)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -169,6 +169,5 @@ def test_a_job_running_at_sigterm_is_recorded_interrupted_and_the_process_exits_
     record = client.get(index=jobs_index, id=job_id)["_source"]
     assert (record["state"], record["reason"]) == ("failed", "interrupted"), record
     assert "job interrupted by shutdown" in log_path.read_text()
-    events = [e for e in receiver.events() if e.get_subject() == job_id]
-    states = [data["state"] for e in events if isinstance(data := e.get_data(), dict) and "state" in data]
+    states = _job_states(receiver, job_id)
     assert states[-1] == "failed" and "running" in states, states

@@ -26,11 +26,16 @@ def retry_transient(
     attempts: int = SEARCH_ATTEMPTS,
     base_s: float = 0.5,
     transient: Callable[[BaseException], bool] = is_transient,
+    within_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> T:
     """``call()``, called again after a back-off while it fails ``transient``ly, ``attempts`` calls at
-    most. A failure that is not transient, and the last one, reach the caller unchanged."""
+    most and, with ``within_s``, no wait that would end after ``within_s`` seconds from the first call
+    (a caller with a latency budget: the control API). A failure that is not transient, and the last
+    one, reach the caller unchanged."""
     calls = 0
+    started = clock()
     while True:
         try:
             return call()
@@ -39,6 +44,8 @@ def retry_transient(
             if calls >= attempts or not transient(error):
                 raise
             delay = backoff_s(calls - 1, base_s)
+            if within_s is not None and clock() - started + delay >= within_s:
+                raise
             log.warning(
                 "transient cluster answer, retrying",
                 extra={"call": what, "attempt": calls, "delay_s": delay, "error": str(error)[:300]},

@@ -29,6 +29,7 @@ from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
+from control_plane.resilience.retry import retry_transient
 from control_plane.search.degradation import (
     RerankChoice,
     component_weights,
@@ -413,10 +414,18 @@ class SearchService:
         return route_chunks(chunks, plan.intents.boosts, params, fetched), errors, spent
 
     def _send(self, request: OpenSearchRequest, timeout_s: float) -> tuple[dict[str, Any], float]:
-        """OpenSearch's answer and the milliseconds it took (client side)."""
+        """OpenSearch's answer and the milliseconds it took (client side, retries included). A transient
+        answer (a node shutting down mid-search, a cluster-manager election) is sent again with the
+        direct clients' bounded retry and classifier (``resilience/retry.py``) while the wait still
+        fits in ``timeout_s``, so a rolling restart costs the caller a wait, not a 503; a timeout is
+        never retried (its budget is spent)."""
         params = {**request.params, "request_timeout": timeout_s}
         started = time.perf_counter()
-        answer: dict[str, Any] = self.client.search(index=request.index, body=request.body, params=params)
+        answer: dict[str, Any] = retry_transient(
+            partial(self.client.search, index=request.index, body=request.body, params=params),
+            what="api search",
+            within_s=timeout_s,
+        )
         return answer, (time.perf_counter() - started) * 1000
 
 

@@ -58,3 +58,30 @@ def test_a_narrower_test_retries_less() -> None:
     with pytest.raises(TransportError):
         retry_transient(calls, what="write", transient=lambda error: False, sleep=calls.sleep)
     assert calls.made == 1
+
+
+class Clock:
+    """A clock that moves only when the retry waits, plus ``per_call`` seconds a call."""
+
+    def __init__(self, calls: Calls, per_call: float) -> None:
+        self.calls, self.per_call = calls, per_call
+
+    def __call__(self) -> float:
+        return sum(self.calls.waits) + self.per_call * self.calls.made
+
+
+def test_a_budget_stops_the_waits_that_would_overrun_it() -> None:
+    last = raised(NULL_NODE)
+    calls = Calls(last)
+    # Calls of 0.2 s: 0.2 + wait 0.5 → 0.7 < 1.5; then 0.9 + wait 1.0 → 1.9 ≥ 1.5: no second wait.
+    with pytest.raises(TransportError) as caught:
+        retry_transient(calls, what="search", within_s=1.5, sleep=calls.sleep, clock=Clock(calls, 0.2))
+    assert caught.value is last
+    assert (calls.made, calls.waits) == (2, [0.5])
+
+
+def test_a_budget_large_enough_leaves_the_count_to_bound_the_calls() -> None:
+    calls = Calls(raised(NULL_NODE), raised(NULL_NODE), "answered")
+    clock = Clock(calls, 0.1)
+    assert retry_transient(calls, what="search", within_s=5.0, sleep=calls.sleep, clock=clock) == "answered"
+    assert calls.waits == [0.5, 1.0]

@@ -18,20 +18,24 @@ from typing import Any
 from waitress.server import create_server
 from werkzeug.serving import make_server
 
-from control_plane.errors import BiohybridError
-
 log = logging.getLogger(__name__)
 
 WsgiApp = Callable[..., Any]
+# How often the main thread looks at the signal flag, and how long it waits for the loop to end.
+_SIGNAL_POLL_S = 0.2
+_CLOSE_WAIT_S = 15.0
 
 
-class _StopRequestedError(BiohybridError):
-    """Raised in the main thread by the signal handler to leave the server loop."""
+class _StopFlag:
+    """Set by the SIGTERM / SIGINT handler, which does nothing else: an exception raised from a handler
+    lands wherever the main thread happens to be, and waitress's loop catches it inside a channel's
+    handler ("uncaptured python exception, closing channel") and serves on, so SIGTERM was lost."""
 
+    def __init__(self) -> None:
+        self.signal: int | None = None
 
-def _raise_stop(signum: int, _frame: FrameType | None) -> None:
-    log.info("stopping", extra={"signal": signum})
-    raise _StopRequestedError
+    def request(self, signum: int, _frame: FrameType | None) -> None:
+        self.signal = signum
 
 
 def serve(
@@ -43,19 +47,35 @@ def serve(
     debug: bool = False,
 ) -> None:
     """Serve ``app`` on ``host:port`` (0: a free port) with ``threads`` request threads until
-    SIGTERM/SIGINT."""
+    SIGTERM/SIGINT. The server loop runs in a thread of its own; the main thread waits for the signal
+    flag, then closes the server from outside its loop (the cross-thread close both servers support)."""
     server = _DevelopmentServer(app, host, port) if debug else ThreadedServer(app, host, port, threads)
     kind = "werkzeug (development)" if debug else f"waitress, {threads} threads"
-    previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop = _StopFlag()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.run()
+        except BaseException as exc:  # handed to the main thread, which raises it
+            failure.append(exc)
+
+    previous = {sig: signal.signal(sig, stop.request) for sig in (signal.SIGTERM, signal.SIGINT)}
+    loop = threading.Thread(target=run, name="server-loop", daemon=True)
     try:
         log.info("serving", extra={"url": f"http://{host}:{server.port}", "server": kind})
-        server.run()
-    except _StopRequestedError:
-        pass
+        loop.start()
+        while loop.is_alive() and stop.signal is None:
+            loop.join(_SIGNAL_POLL_S)
+        if stop.signal is not None:
+            log.info("stopping", extra={"signal": stop.signal})
     finally:
         server.close()
+        loop.join(_CLOSE_WAIT_S)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if failure:
+        raise failure[0]
 
 
 class _DevelopmentServer:
@@ -64,11 +84,18 @@ class _DevelopmentServer:
     def __init__(self, app: WsgiApp, host: str, port: int) -> None:
         self._server = make_server(host, port, app, threaded=True)
         self.port = int(self._server.server_port)
+        self._serving = False
 
     def run(self) -> None:
-        self._server.serve_forever()
+        self._serving = True
+        try:
+            self._server.serve_forever()
+        finally:
+            self._serving = False
 
     def close(self) -> None:
+        if self._serving:
+            self._server.shutdown()  # from another thread: waits for serve_forever to return
         self._server.server_close()
 
 

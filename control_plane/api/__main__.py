@@ -8,8 +8,13 @@ import logging
 import os
 import sys
 
+from opensearchpy.exceptions import TransportError
+
 from control_plane.api.app import create_app, shutdown
-from control_plane.config.settings import ConfigError, load_settings
+from control_plane.cluster.client import make_client
+from control_plane.cluster.manage import check_node
+from control_plane.config.settings import ConfigError, Settings, load_settings
+from control_plane.errors import BiohybridError
 from control_plane.logs import configure_logging
 from control_plane.serving import serve
 
@@ -34,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    refusal = check_opensearch(settings)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
     if not settings.api.keys:
         log.warning("no API keys configured (api.keys): every request will be refused with 401")
     host = args.host or settings.api.host
@@ -51,6 +60,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
         os._exit(0)
     return 0
+
+
+def check_opensearch(settings: Settings) -> str:
+    """The node's version read at start-up: a setting it cannot honour stops the API (the message says
+    which); an unsupported version is logged; a node not reachable yet is logged and left to the
+    requests (the API may start before it)."""
+    try:
+        check_node(make_client(settings.opensearch), settings)
+    except BiohybridError as exc:
+        return str(exc)
+    except TransportError as exc:  # the connection errors included
+        log.warning("OpenSearch not reachable at start-up", extra={"error": str(exc)[:300]})
+    return ""
 
 
 if __name__ == "__main__":

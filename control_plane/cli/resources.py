@@ -103,7 +103,9 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
         return 0
     print(f"cluster     {status.cluster_name} at {status.url} — health {status.health}")
     nodes = ", ".join(status.nodes)
-    print(f"version     OpenSearch {status.version} ({status.build_type} build), nodes: {nodes}")
+    print(f"version     OpenSearch {status.version_support}, {status.build_type} build, nodes: {nodes}")
+    for problem in status.unhonoured_settings:
+        print(f"REFUSED     {problem}")
     print(f"plugins     {', '.join(status.plugins) or '(none)'}")
     if status.missing_plugins:
         print(f"MISSING     {', '.join(status.missing_plugins)}")

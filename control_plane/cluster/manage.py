@@ -9,6 +9,14 @@ from enum import StrEnum
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.resources_api import get_resource, put_resource
+from control_plane.cluster.versions import (
+    Version,
+    check_settings_for,
+    for_version,
+    is_supported,
+    left_out_on,
+    support_line,
+)
 from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
 from control_plane.mlcommons.registry import deployed_model_ids
@@ -37,10 +45,26 @@ class EngineUnavailableError(BiohybridError, RuntimeError):
     """The configured k-NN engine cannot work on this node."""
 
 
-def check_knn_engine(client: OpenSearch, settings: Settings) -> None:
+def node_version(client: OpenSearch) -> Version:
+    return Version.parse(client.info()["version"]["number"])
+
+
+def check_node(client: OpenSearch, settings: Settings) -> Version:
+    """What the node's version and build cannot do, refused before anything is written: settings its
+    version cannot honour (``versions.py``), a version nothing here was tested on (a warning), and faiss
+    on a build without its natives (``check_knn_engine``)."""
+    info = client.info()["version"]
+    version = Version.parse(info["number"])
+    check_settings_for(version, settings)
+    if not is_supported(version):
+        log.warning("unsupported OpenSearch version", extra={"version": support_line(version)})
+    check_knn_engine(info.get("build_type", ""), settings)
+    return version
+
+
+def check_knn_engine(build_type: str, settings: Settings) -> None:
     """Refuse faiss on a node assembled from Maven Central: it has no faiss natives, and the first
     flush of a faiss field kills the JVM (UnsatisfiedLinkError), so failing here is the kind option."""
-    build_type = client.info()["version"].get("build_type", "")
     if settings.index.knn.engine == "faiss" and build_type in _BUILDS_WITHOUT_KNN_NATIVES:
         raise EngineUnavailableError(
             f"index.knn.engine is faiss but this node is a '{build_type}' build without the k-NN native "
@@ -50,10 +74,13 @@ def check_knn_engine(client: OpenSearch, settings: Settings) -> None:
 
 
 def apply_resources(client: OpenSearch, settings: Settings, resources: list[Resource]) -> list[ApplyResult]:
-    """Create or update each resource whose cluster copy differs; leave matching ones alone."""
-    check_knn_engine(client, settings)
+    """Create or update each resource whose cluster copy differs (as the node's version reads it:
+    ``versions.for_version``); leave matching ones alone."""
+    version = check_node(client, settings)
+    for label, why in left_out_on(version, resources):
+        log.warning("not installed on this OpenSearch version", extra={"resource": label, "why": why})
     results = []
-    for resource in resources:
+    for resource in for_version(version, resources):
         current = get_resource(client, resource.kind, resource.name)
         if current is not None and not diff(resource.body, current):
             action = Action.UNCHANGED
@@ -66,8 +93,9 @@ def apply_resources(client: OpenSearch, settings: Settings, resources: list[Reso
 
 
 def verify_resources(client: OpenSearch, resources: list[Resource]) -> dict[str, list[Difference]]:
-    """Drift per resource label (an empty list means in sync)."""
-    return {r.label: diff(r.body, get_resource(client, r.kind, r.name)) for r in resources}
+    """Drift per resource label (an empty list means in sync), against the form the node's version reads."""
+    wanted = for_version(node_version(client), resources)
+    return {r.label: diff(r.body, get_resource(client, r.kind, r.name)) for r in wanted}
 
 
 def current_resources(client: OpenSearch, settings: Settings) -> list[Resource]:

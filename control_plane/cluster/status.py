@@ -8,6 +8,7 @@ from typing import Any
 from opensearchpy import OpenSearch, TransportError
 
 from control_plane.cluster.manage import verify_resources
+from control_plane.cluster.versions import Version, support_line, unhonoured_settings
 from control_plane.config.settings import Settings
 from control_plane.ingestion.index_models import describe_index, encoding_models, index_records
 from control_plane.resources.catalog import Resource
@@ -43,6 +44,10 @@ class NodeStatus:
     health: str
     version: str
     build_type: str
+    # "3.6.0 (supported; supported: 2.19.1, 3.6.0)" and the settings this version cannot honour
+    # (control_plane/cluster/versions.py).
+    version_support: str
+    unhonoured_settings: list[str]
     nodes: list[str]
     plugins: list[str]
     missing_plugins: list[str]
@@ -61,6 +66,7 @@ class NodeStatus:
 
 def read_status(client: OpenSearch, settings: Settings, resources: list[Resource]) -> NodeStatus:
     info = client.info()
+    version = Version.parse(info["version"]["number"])
     health = client.cluster.health()
     nodes = client.nodes.info(metric="plugins,http")["nodes"]  # one call serves plugins and node details
     plugins = sorted({p["name"] for node in nodes.values() for p in node.get("plugins", [])})
@@ -73,6 +79,8 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
         health=health["status"],
         version=info["version"]["number"],
         build_type=info["version"].get("build_type", ""),
+        version_support=support_line(version),
+        unhonoured_settings=unhonoured_settings(version, settings),
         nodes=sorted(node["name"] for node in nodes.values()),
         plugins=plugins,
         missing_plugins=[p for p in REQUIRED_PLUGINS if p not in plugins],

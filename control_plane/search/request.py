@@ -162,6 +162,12 @@ def sparse_ann(settings: Settings, depth: int) -> SparseAnn | None:
     return SparseAnn(top_n=sparse.top_n, heap_factor=sparse.heap_factor, k=depth)
 
 
+def filtered_sub_queries(queries: Sequence[dict[str, Any]], filters: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each hybrid sub-query restricted by ``filters`` itself: for a node whose hybrid query has no
+    ``filter`` (OpenSearch 2.19). The sub-query keeps its name (it sits unchanged in ``must``)."""
+    return [{"bool": {"must": [query], "filter": [filters]}} for query in queries]
+
+
 def filter_clauses(tenant_id: str, filters: Filters, facets_only: bool = False) -> list[dict[str, Any]]:
     """Tenant first (never optional), then the user's filters; lists match any of their values.
     ``facets_only`` (facet granularity): only chunks that carry structured facts."""
@@ -240,8 +246,11 @@ def build_request(
     ignore_unavailable: bool = False,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     semantic_text: str | None = None,
+    hybrid_filter: bool = True,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
+    ``hybrid_filter``: the node's hybrid query takes a ``filter`` (3.0+); without it (2.19) each
+    sub-query carries the filters itself (``filtered_sub_queries``), which selects the same chunks.
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
     the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
     ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
@@ -263,18 +272,15 @@ def build_request(
         semantic_text=semantic_text,
     )
     queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
+    hybrid: dict[str, Any] = {"queries": queries, "filter": filters, "pagination_depth": depth}
+    if not hybrid_filter:
+        hybrid = {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}
     top_n = rerank_top_n or settings.models.rerank_top_n
     body: dict[str, Any] = {
         "from": 0,
         "size": fetch_window(spec, top_n, routing_depth),
         "_source": {"excludes": _excluded_source(spec)},
-        "query": {
-            "hybrid": {
-                "queries": queries,
-                "filter": filters,
-                "pagination_depth": depth,
-            }
-        },
+        "query": {"hybrid": hybrid},
         "search_pipeline": inline_pipeline(
             settings,
             spec.fusion_method,

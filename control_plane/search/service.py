@@ -23,6 +23,7 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 from control_plane.clinical.facet_boost import facet_boost_factor
 from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.clinical.query_types import classify_query
+from control_plane.cluster.versions import HYBRID_FILTER_SINCE, Version
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import UnavailableError
@@ -145,6 +146,7 @@ class SearchService:
         self.inference = inference or InferenceClient.from_settings(settings)
         self.model_ids = model_ids or DeployedModelIds(client, settings)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="encode")
+        self._version: Version | None = None
         models_timeout_s = settings.search.component_timeout_ms / 1000
         self.caches = QueryCaches(settings.search.cache, lambda: self.inference.models(models_timeout_s))
 
@@ -219,7 +221,14 @@ class SearchService:
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
             bm25_fields=intents.bm25_fields,
             semantic_text=intents.semantic_text,
+            hybrid_filter=self._node_version() >= HYBRID_FILTER_SINCE,
         )
+
+    def _node_version(self) -> Version:
+        """The node's OpenSearch version, read once (the request's form depends on it: versions.py)."""
+        if self._version is None:
+            self._version = Version.parse(self.client.info()["version"]["number"])
+        return self._version
 
     def _encode(
         self, spec: SearchSpec, text: str

@@ -56,6 +56,7 @@ def test_status_reports_engine_plugins_and_resources(
     assert "k-NN engine lucene" in out
     assert "opensearch-neural-search" in out
     assert "search_pipeline/hybrid-rrf: in sync" in out
+    assert "(supported; supported: 2.19.1, 3.6.0)" in out
 
 
 def test_faiss_is_refused_on_a_node_without_knn_natives(

@@ -1,8 +1,12 @@
-"""The security-plugin node (make secure-up, inventory local-secure: OpenSearch 2.19.1 with
-opensearch-security and k-NN, TLS and users from the project's role): reused when it runs, else
-provisioned here and stopped at the end. The control plane's service account installs the chunk
-templates and ingests one demo source per tenant into that tenant's own index (acme: PMC,
-globex: ClinicalTrials.gov) with the project's ingest and real encoders (cached encodings)."""
+"""The security-plugin node (make secure-up, inventory local-secure: OpenSearch 2.19.1 with the
+product's plugins — job-scheduler, ml-commons, k-NN, neural-search — and opensearch-security, TLS and
+users from the project's role): reused when it runs, else provisioned here and stopped at the end.
+
+The control plane's service account does what `make run` does on the open node: registers the models in
+ml-commons (behind a fresh inference service, in the tests' own model group), installs every template and
+pipeline (hybrid, explain, rerank, clinical) with their ids, and ingests one demo source per tenant into
+that tenant's own index (acme: PMC, globex: ClinicalTrials.gov) with the project's ingest and real
+encoders (cached encodings). At the end the indices and the models go again."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from integration.node import REPO_ROOT, run_playbook
+from integration.node_state import TEST_GROUP, remove_test_models
+from integration.service import running_service
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
@@ -22,7 +28,8 @@ from control_plane.config.settings import Settings, load_settings
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
-from control_plane.resources.catalog import ResourceKind, load_resources
+from control_plane.mlcommons.registry import register_models
+from control_plane.resources.catalog import load_resources
 
 CONFIG_FILE = REPO_ROOT / "control_plane" / "config" / "local-secure.yaml"
 INVENTORY = "inventories/local-secure/hosts.yml"
@@ -39,6 +46,7 @@ class SecureNode:
     url: str
     ca_file: Path
     chunks: dict[str, int]  # tenant -> chunks ingested into its index
+    model_ids: dict[str, str]  # role (dense, sparse, rerank, clinical_*) -> ml-commons model id
 
     def password(self, user: str) -> str:
         return (PKI_DIR / "passwords" / user).read_text().strip()
@@ -77,15 +85,36 @@ def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode
     started_here = not _listening(9221)
     if started_here and (failure := _provision()):
         pytest.exit(f"the security-plugin node did not come up:\n{failure}", 2)
-    settings = load_settings(CONFIG_FILE, environ={})
-    service = make_client(settings.opensearch)
+    service = make_client(load_settings(CONFIG_FILE, environ={}).opensearch)
     _wait_until_ready(service)
-    templates = [
-        resource
-        for resource in load_resources(settings, {})
-        if resource.kind in (ResourceKind.COMPONENT_TEMPLATE, ResourceKind.INDEX_TEMPLATE)
-    ]
-    apply_resources(service, settings, templates)
+    try:
+        with running_service() as url:
+            settings = secure_settings(url)
+            model_ids = {m.role: m.model_id for m in register_models(service, settings)}
+            apply_resources(service, settings, load_resources(settings, model_ids))
+            chunks = _ingest_tenants(service, settings, tmp_path_factory)
+            yield SecureNode(
+                settings, service, settings.opensearch.url, PKI_DIR / "root-ca.pem", chunks, model_ids
+            )
+    finally:
+        for tenant in TENANT_SOURCES:
+            service.indices.delete(index=f"chunks-{tenant}*", ignore_unavailable=True)
+        remove_test_models(service)
+        if started_here:
+            _provision("-e", "opensearch_state=stopped")
+
+
+def secure_settings(service_url: str) -> Settings:
+    """The secured node's settings with the tests' model group and ``service_url``."""
+    return load_settings(
+        CONFIG_FILE,
+        environ={"BIOHYBRID__MODELS__SERVICE_URL": service_url, "BIOHYBRID__MODELS__GROUP": TEST_GROUP},
+    )
+
+
+def _ingest_tenants(
+    service: OpenSearch, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, int]:
     encoder, counter = python_encoder(settings)
     chunks: dict[str, int] = {}
     for tenant, source in TENANT_SOURCES.items():
@@ -101,10 +130,4 @@ def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode
         assert summary.index_failures == 0, summary
         service.indices.refresh(index=index)
         chunks[tenant] = int(service.count(index=index)["count"])
-    try:
-        yield SecureNode(settings, service, settings.opensearch.url, PKI_DIR / "root-ca.pem", chunks)
-    finally:
-        for tenant in TENANT_SOURCES:
-            service.indices.delete(index=f"{settings.index.prefix}-{tenant}*", ignore_unavailable=True)
-        if started_here:
-            _provision("-e", "opensearch_state=stopped")
+    return chunks

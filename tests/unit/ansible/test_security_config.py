@@ -179,7 +179,11 @@ def test_the_service_account_owns_the_project_indices_and_management_apis() -> N
 def test_the_security_node_runs_the_2_19_build_on_a_java_it_supports() -> None:
     settings = load("local-secure", "secure-1", "opensearch.yml")
     assert settings["http.port"] == 9221 and settings["discovery.type"] == "single-node"
-    assert not any(key.startswith("plugins.ml_commons") for key in settings)  # no ml-commons installed there
+    # ml-commons is installed there: its connectors may call only the loopback inference service.
+    assert settings["plugins.ml_commons.trusted_connector_endpoints_regex"] == [
+        "^http://127\\.0\\.0\\.1:[0-9]+/.*$",
+        "^http://localhost:[0-9]+/.*$",
+    ]
     jvm = (rendered("local-secure") / "secure-1" / "jvm.options").read_text()
     assert "-javaagent" not in jvm  # the 3.x agent does not exist in 2.19
 

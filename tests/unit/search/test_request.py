@@ -34,6 +34,16 @@ def test_sub_queries_are_named_and_in_component_order() -> None:
     assert knn["method_parameters"] == {"ef_search": 200}  # max(settings ef_search 200, k 100)
 
 
+def test_without_a_hybrid_filter_each_sub_query_carries_the_tenant_filter_and_keeps_its_name() -> None:
+    with_filter = _build(SearchSpec(query="statin"))["query"]["hybrid"]
+    without = _build(SearchSpec(query="statin"), hybrid_filter=False)["query"]["hybrid"]
+    assert "filter" not in without and without["pagination_depth"] == with_filter["pagination_depth"]
+    assert len(without["queries"]) == 3
+    for wrapped, plain in zip(without["queries"], with_filter["queries"], strict=True):
+        assert wrapped == {"bool": {"must": [plain], "filter": [with_filter["filter"]]}}
+    assert without["queries"][0]["bool"]["filter"][0]["bool"]["filter"][0] == {"term": {"tenant_id": "t1"}}
+
+
 def test_tenant_filter_is_on_the_hybrid_query_and_inside_knn() -> None:
     body = _build(SearchSpec(query="statin"))
     hybrid_filter = body["query"]["hybrid"]["filter"]["bool"]["filter"]

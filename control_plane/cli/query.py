@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from control_plane.cli.common import Subcommands
+from control_plane.cli.common import Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.resilience.retry import retry_transient
@@ -16,6 +16,7 @@ CLINICAL_PREFIX = "clinical-"
 def add_parsers(commands: Subcommands) -> None:
     query = commands.add_parser(
         "query",
+        epilog=guide("clients/index.md"),
         help="send a query through a search pipeline, as a client does, and print the hits",
         description="What a client does: POST <index>/_search?search_pipeline=<pipeline>. Through a "
         "clinical pipeline (clinical-minmax, clinical-rrf and their -rerank forms) the body is only "

@@ -133,3 +133,12 @@ def substitute(code: str, replacements: Mapping[str, str]) -> str:
         return code
     pattern = re.compile("|".join(re.escape(key) for key in sorted(replacements, key=len, reverse=True)))
     return pattern.sub(lambda match: replacements[match.group(0)], code)
+
+
+_INDEX_NAME: Final = re.compile(r"\bchunks-[A-Za-z0-9_*.-]*[A-Za-z0-9_*]")
+
+
+def chunk_index_names(code: str) -> set[str]:
+    """The ``chunks-...`` index names (or patterns) a block names: the tests refuse any they cannot point
+    at an index of their own, so an example never writes to a real one."""
+    return set(_INDEX_NAME.findall(code))

@@ -3,6 +3,7 @@ import pytest
 from control_plane.docs.runnable import (
     Block,
     RunnableMarkerError,
+    chunk_index_names,
     fenced_blocks,
     info_classes,
     runnable_blocks,
@@ -108,3 +109,9 @@ def test_substitute_replaces_longest_first_in_one_pass() -> None:
 def test_substitute_does_not_reapply_to_what_it_wrote() -> None:
     assert substitute("a b", {"a": "b", "b": "c"}) == "b c"
     assert substitute("nothing", {}) == "nothing"
+
+
+def test_chunk_index_names_finds_names_and_patterns_not_prose() -> None:
+    code = "curl localhost:9200/chunks-demo/_search; biohybrid query x --index chunks-*\n# chunks- alone"
+    assert chunk_index_names(code) == {"chunks-demo", "chunks-*"}
+    assert chunk_index_names('{"index": "chunks-papers-api"}') == {"chunks-papers-api"}

@@ -22,8 +22,7 @@ def add_parsers(commands: Subcommands) -> None:
         "clinical pipeline (clinical-minmax, clinical-rrf and their -rerank forms) the body is only "
         '{"query": {"match": {"text": ...}}}: the pipeline builds the hybrid query and routes clinical '
         "sections after fusion. Through the hybrid pipelines it is the explicit hybrid query of BM25, "
-        "neural_sparse and neural sub-queries that carry only the text. Guide: README.md, "
-        '"Querying OpenSearch directly".',
+        "neural_sparse and neural sub-queries that carry only the text (docs/clients/curl.md shows both).",
     )
     query.add_argument("text", help="the query text")
     query.add_argument("--index", default="chunks-*", help="index or pattern (default chunks-*)")

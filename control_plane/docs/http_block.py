@@ -9,11 +9,13 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from control_plane.errors import BiohybridError
+
 METHODS: Final = frozenset({"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"})
 _HEADER: Final = re.compile(r"^(?P<name>[A-Za-z0-9-]+):\s*(?P<value>.*)$")
 
 
-class HttpBlockError(ValueError):
+class HttpBlockError(BiohybridError, ValueError):
     """The block is not a request the tests can send; the message says what is wrong."""
 
 

@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from control_plane.errors import BiohybridError
+
 MARKER: Final = re.compile(r"^<!-- generated: (?P<name>[a-z0-9-]+) -->[ \t]*$", re.MULTILINE)
 
 
-class UnknownGeneratorError(ValueError):
+class UnknownGeneratorError(BiohybridError, ValueError):
     """A page names a generator that does not exist."""
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from control_plane.errors import BiohybridError
+
 Language = Literal["shell", "python", "http"]
 
 RUNNABLE: Final = "runnable"
@@ -29,7 +31,7 @@ LANGUAGES: Final[Mapping[str, Language]] = {
 _FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
 
-class RunnableMarkerError(ValueError):
+class RunnableMarkerError(BiohybridError, ValueError):
     """A code block's marker is malformed, names an unknown language, or its fence is never closed."""
 
 

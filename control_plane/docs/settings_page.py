@@ -17,12 +17,13 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from control_plane.docs.cells import cell, code, json_value
+from control_plane.errors import BiohybridError
 from control_plane.reports.markdown import markdown_table
 
 LONG_DEFAULT = 100
 
 
-class UndescribedSettingError(ValueError):
+class UndescribedSettingError(BiohybridError, ValueError):
     """Settings fields without a description (the message lists their dotted keys)."""
 
 

@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biohybrid",
         description="Administer the biomedical hybrid retrieval stack: install index templates and search "
-        "pipelines into OpenSearch, check them for drift, and report the node's state.",
+        "pipelines into OpenSearch and check them for drift, register the served models in ml-commons, "
+        "ingest documents (dataset ids, or your PDF, JATS, ClinicalTrials.gov, MEDLINE and BEIR files), "
+        "query, evaluate, and back up; report the node's state.",
         epilog=f"Configuration: packaged defaults, then --config FILE (or ${ENV_CONFIG_FILE}), then "
         "BIOHYBRID__SECTION__KEY=value variables. The local Maven-built node needs "
         "--config control_plane/config/local.yaml (k-NN engine lucene). The guide: docs/index.md in the "

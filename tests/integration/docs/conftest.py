@@ -79,7 +79,7 @@ def _start_api(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[by
         try:
             if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).ok:
                 return process
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or still starting
             time.sleep(0.3)
     process.kill()
     raise AssertionError(f"the control API did not answer /health within 120 s:\n{log.read_text()[-4000:]}")

@@ -9,7 +9,12 @@ from enum import StrEnum
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.resources_api import get_resource, put_resource
-from control_plane.cluster.versions import (
+from control_plane.config.settings import Settings
+from control_plane.errors import BiohybridError
+from control_plane.mlcommons.registry import deployed_model_ids
+from control_plane.resources.catalog import Resource, load_resources
+from control_plane.resources.drift import Difference, diff
+from control_plane.resources.versions import (
     Version,
     check_settings_for,
     for_version,
@@ -17,11 +22,6 @@ from control_plane.cluster.versions import (
     left_out_on,
     support_line,
 )
-from control_plane.config.settings import Settings
-from control_plane.errors import BiohybridError
-from control_plane.mlcommons.registry import deployed_model_ids
-from control_plane.resources.catalog import Resource, load_resources
-from control_plane.resources.drift import Difference, diff
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ from typing import Any
 from opensearchpy import OpenSearch, TransportError
 
 from control_plane.cluster.manage import verify_resources
-from control_plane.cluster.versions import Version, support_line, unhonoured_settings
 from control_plane.config.settings import Settings
 from control_plane.ingestion.index_models import describe_index, encoding_models, index_records
 from control_plane.resources.catalog import Resource
+from control_plane.resources.versions import Version, support_line, unhonoured_settings
 
 REQUIRED_PLUGINS = ("opensearch-job-scheduler", "opensearch-ml", "opensearch-knn", "opensearch-neural-search")
 
@@ -45,7 +45,7 @@ class NodeStatus:
     version: str
     build_type: str
     # "3.6.0 (supported; supported: 2.19.1, 3.6.0)" and the settings this version cannot honour
-    # (control_plane/cluster/versions.py).
+    # (control_plane/resources/versions.py).
     version_support: str
     unhonoured_settings: list[str]
     nodes: list[str]

@@ -23,7 +23,6 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 from control_plane.clinical.facet_boost import facet_boost_factor
 from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.clinical.query_types import classify_query
-from control_plane.cluster.versions import HYBRID_FILTER_SINCE, Version
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import UnavailableError
@@ -31,6 +30,7 @@ from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
 from control_plane.resilience.retry import retry_transient
+from control_plane.resources.versions import HYBRID_FILTER_SINCE, SUPPORTED_VERSIONS, Version
 from control_plane.search.degradation import (
     RerankChoice,
     component_weights,
@@ -225,9 +225,15 @@ class SearchService:
         )
 
     def _node_version(self) -> Version:
-        """The node's OpenSearch version, read once (the request's form depends on it: versions.py)."""
+        """The node's OpenSearch version, read once (the request's form depends on it: versions.py).
+        A node that cannot be read yet gets the newest supported version's form, and is read again next
+        time (the search itself then reports the node)."""
         if self._version is None:
-            self._version = Version.parse(self.client.info()["version"]["number"])
+            try:
+                self._version = Version.parse(self.client.info()["version"]["number"])
+            except TransportError as exc:  # connection errors included
+                log.debug("node version not read", extra={"error": str(exc)[:200]})
+                return SUPPORTED_VERSIONS[-1]
         return self._version
 
     def _encode(

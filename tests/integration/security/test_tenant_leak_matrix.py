@@ -1,7 +1,7 @@
 """The leak matrix on the secured 2.19.1 node with the whole product: every tenant × every path a client
 uses (BM25, neural and neural_sparse with query_text, hybrid through each fusion pipeline, the clinical
 pipelines, rerank (hybrid-rrf-rerank: 2.19.1 cannot run the clinical rerank pipelines, see
-control_plane/cluster/versions.py), and /v1/search through the control API on the service account) ×
+control_plane/resources/versions.py), and /v1/search through the control API on the service account) ×
 query kinds, over the wildcard ``chunks-*`` and over the tenant's own index. Each answer must hold the
 tenant's own chunks and nothing else; the other tenant's index is refused (403) on every path. The
 counts go to .local/secure/leak-matrix.json for the closing note."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.cluster.versions import (
+from control_plane.config.settings import Settings, load_settings
+from control_plane.resources.catalog import Resource, ResourceKind
+from control_plane.resources.versions import (
     SUPPORTED_VERSIONS,
     UnsupportedSettingError,
     Version,
@@ -15,8 +17,6 @@ from control_plane.cluster.versions import (
     support_line,
     unhonoured_settings,
 )
-from control_plane.config.settings import Settings, load_settings
-from control_plane.resources.catalog import Resource, ResourceKind
 
 
 def _with_sparse_method(method: str) -> Settings:

@@ -92,9 +92,12 @@ def apply_resources(client: OpenSearch, settings: Settings, resources: list[Reso
     return results
 
 
-def verify_resources(client: OpenSearch, resources: list[Resource]) -> dict[str, list[Difference]]:
-    """Drift per resource label (an empty list means in sync), against the form the node's version reads."""
-    wanted = for_version(node_version(client), resources)
+def verify_resources(
+    client: OpenSearch, resources: list[Resource], version: Version | None = None
+) -> dict[str, list[Difference]]:
+    """Drift per resource label (an empty list means in sync), against the form the node's version
+    (``version``, read from the node when not given) reads."""
+    wanted = for_version(version or node_version(client), resources)
     return {r.label: diff(r.body, get_resource(client, r.kind, r.name)) for r in wanted}
 
 

@@ -71,7 +71,7 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
     nodes = client.nodes.info(metric="plugins,http")["nodes"]  # one call serves plugins and node details
     plugins = sorted({p["name"] for node in nodes.values() for p in node.get("plugins", [])})
     modules = sorted({m["name"] for node in nodes.values() for m in node.get("modules", [])})
-    drift = verify_resources(client, resources)
+    drift = verify_resources(client, resources, version)
     details = read_nodes(client, nodes)
     return NodeStatus(
         url=", ".join(settings.opensearch.hosts),

@@ -15,8 +15,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import requests
 from integration.node import REPO_ROOT, run_playbook
 from integration.node_state import TEST_GROUP, remove_test_models
 from integration.service import running_service
@@ -53,6 +55,22 @@ class SecureNode:
 
     def index(self, tenant: str) -> str:
         return f"{self.settings.index.prefix}-{tenant}"
+
+
+def call(
+    node: SecureNode, method: str, path: str, user: str | None, body: Any = None, timeout_s: float = 30
+) -> requests.Response:
+    """An HTTPS request to the secured node as ``user`` (None: anonymous), trusting the role's CA."""
+    auth = (user, node.password(user)) if user else None
+    return requests.request(
+        method, f"{node.url}/{path}", json=body, auth=auth, verify=str(node.ca_file), timeout=timeout_s
+    )
+
+
+def not_refused(node: SecureNode, user: str, attempts: list[tuple[str, str, Any]]) -> list[str]:
+    """Each (method, path, body) ``user`` sent that did not answer 403, with what it answered."""
+    answers = ((method, path, call(node, method, path, user, body)) for method, path, body in attempts)
+    return [f"{m} {p}: {a.status_code} {a.text[:200]}" for m, p, a in answers if a.status_code != 403]
 
 
 def _listening(port: int) -> bool:

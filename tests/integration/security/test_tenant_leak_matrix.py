@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 from integration.node import REPO_ROOT
-from integration.security.conftest import TENANT_USERS, SecureNode
+from integration.security.conftest import TENANT_USERS, SecureNode, call, not_refused
 
 from control_plane.api.app import create_app
 from control_plane.config.settings import ApiKey
@@ -87,14 +87,8 @@ API_KEYS = {tenant: f"{tenant}-search-key" for tenant in TENANT_USERS}
 
 
 def _search(node: SecureNode, tenant: str, index: str, path: Path, text: str) -> requests.Response:
-    user = TENANT_USERS[tenant]
-    return requests.post(
-        f"{node.url}/{index}/_search{path.params}",
-        json=path.body(node, text),
-        auth=(user, node.password(user)),
-        verify=str(node.ca_file),
-        timeout=60,
-    )
+    body = path.body(node, text)
+    return call(node, "POST", f"{index}/_search{path.params}", TENANT_USERS[tenant], body, timeout_s=60)
 
 
 def _own(node: SecureNode, tenant: str, index: str) -> bool:
@@ -260,16 +254,7 @@ def test_a_tenant_may_only_predict_with_ml_commons(secure_node: SecureNode) -> N
         ("POST", f"_plugins/_ml/models/{dense}/_deploy", None),
         ("DELETE", f"_plugins/_ml/models/{dense}", None),
     ]
-    for method, path, body in attempts:
-        answer = requests.request(
-            method,
-            f"{secure_node.url}/{path}",
-            json=body,
-            auth=(user, secure_node.password(user)),
-            verify=str(secure_node.ca_file),
-            timeout=30,
-        )
-        assert answer.status_code == 403, f"{method} {path}: {answer.status_code} {answer.text[:200]}"
+    assert not_refused(secure_node, user, attempts) == []
 
 
 def test_the_service_account_is_refused_what_the_control_plane_does_not_own(secure_node: SecureNode) -> None:
@@ -282,13 +267,4 @@ def test_the_service_account_is_refused_what_the_control_plane_does_not_own(secu
         ("GET", "_plugins/_security/api/roles", None),
         ("PUT", "_plugins/_security/api/internalusers/intruder", {"password": "Intruder-12345!"}),
     ]
-    for method, path, body in attempts:
-        answer = requests.request(
-            method,
-            f"{secure_node.url}/{path}",
-            json=body,
-            auth=(user, secure_node.password(user)),
-            verify=str(secure_node.ca_file),
-            timeout=30,
-        )
-        assert answer.status_code == 403, f"{method} {path}: {answer.status_code} {answer.text[:200]}"
+    assert not_refused(secure_node, user, attempts) == []

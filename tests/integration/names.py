@@ -16,7 +16,12 @@ from opensearchpy import OpenSearch
 
 SESSION_TAG = f"t{os.getpid()}"
 # (a sparse-index benchmark variant of a session's chunk index is sparsebench-<method>-chunks-t<pid>-...)
-_SESSION_INDEX = re.compile(r"^(?:sparsebench-[a-z_]+-)?(?:chunks|eval-runs|jobs|legacy)-t(\d+)-")
+# The tenant the tests index for where the index must be the tenant's own (index.tenant_indices, as on
+# the secured node): its chunk indices are chunks-<TEST_TENANT>-t<pid>-...
+TEST_TENANT = "evalsuite"
+_SESSION_INDEX = re.compile(
+    rf"^(?:sparsebench-[a-z_]+-)?(?:chunks|chunks-{TEST_TENANT}|eval-runs|jobs|legacy)-t(\d+)-"
+)
 # Names the suite used before it named indices by session (left behind by killed runs).
 LEGACY_PATTERNS = (
     "chunks-apitest-*",
@@ -34,6 +39,11 @@ LEGACY_PATTERNS = (
 def session_index(what: str, prefix: str = "chunks") -> str:
     """A fresh index name of this session (``prefix`` chunks matches the chunk template)."""
     return f"{prefix}-{SESSION_TAG}-{what}-{uuid.uuid4().hex[:8]}"
+
+
+def tenant_session_index(what: str) -> str:
+    """A fresh chunk index of this session that is ``TEST_TENANT``'s own under index.tenant_indices."""
+    return session_index(what, prefix=f"chunks-{TEST_TENANT}")
 
 
 def _alive(pid: int) -> bool:

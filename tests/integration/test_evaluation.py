@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from integration.names import session_index
+from integration.names import TEST_TENANT, session_index, tenant_session_index
 from integration.service import running_service
 from opensearchpy import OpenSearch
 from prometheus_client import CollectorRegistry
 
 from control_plane.cli import evaluate as evaluate_command
-from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.config.settings import Settings
 from control_plane.evaluation.api import EvaluateRequest, evaluate
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.settings import EVALUATION_FILE, EvaluationSettings, load_evaluation_settings
@@ -37,7 +37,9 @@ pytestmark = pytest.mark.integration
 QUERY_COUNT = 5
 # QUERY_COUNT nfcorpus/dev queries with at most 8 judged abstracts each, those abstracts, 40 others.
 EVAL_SLICE = SliceSpec("evalslice", (("nfcorpus/dev", QUERY_COUNT),), distractors=40, max_judged=8)
-TENANT = "evaltest"
+# The corpus index is the tenant's own: the secured node's settings route each tenant to its indices
+# (index.tenant_indices), and these tests run there too (integration/security).
+TENANT = TEST_TENANT
 CONFIGURATIONS = ["bm25", "hybrid-rrf"]
 
 
@@ -59,7 +61,8 @@ def stack(
     root = tmp_path_factory.mktemp("evaluation")
     built = build_slice(EVAL_SLICE, root)
     folder, documents = built.folder, built.documents
-    index, runs_index = session_index("evaluation"), session_index("evaluation", prefix="eval-runs")
+    index = tenant_session_index("evaluation")
+    runs_index = session_index("evaluation", prefix="eval-runs")
     data = yaml.safe_load(EVALUATION_FILE.read_text(encoding="utf-8"))
     data.update(
         indices={folder.name: index},
@@ -70,7 +73,11 @@ def stack(
     evaluation_file = root / "evaluation.yaml"
     evaluation_file.write_text(yaml.safe_dump(data), encoding="utf-8")
     with running_service() as url:
-        settings = load_settings(LOCAL_FILE, environ={"BIOHYBRID__MODELS__SERVICE_URL": url})
+        # The node's settings (the local node's, or the secured node's in tests/integration/security)
+        # with this module's inference service encoding the queries.
+        settings = applied.model_copy(
+            update={"models": applied.models.model_copy(update={"service_url": url})}
+        )
         try:
             encoder, counter = python_encoder(settings)
             options = IngestOptions(index=index, tenant_id=TENANT, progress=False)
@@ -130,7 +137,7 @@ def test_runs_are_stored_gauged_and_compared_with_the_baseline(client: OpenSearc
         c.configuration: c.metrics for c in first.configurations
     }
     source = client.get(index=stack.runs_index, id=f"{first.run_id}:hybrid-rrf")["_source"]
-    assert source["model_versions"]["dense"]["name"] == "biohybrid-dense-bge-small-bio"
+    assert source["model_versions"]["dense"]["name"] == f"{stack.settings.models.group}-dense-bge-small-bio"
     assert source["template_versions"]["resources"]["index_template/eval-runs"]
     assert source["configuration_spec"]["fusion_method"] == "rrf" and source["tenant_id"] == TENANT
     labels = {"configuration": "hybrid-rrf", "dataset": test_set_id}

@@ -122,6 +122,24 @@ def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode
             _provision("-e", "opensearch_state=stopped")
 
 
+# The product's own integration tests run here as written (test_product_tests.py imports them): inside
+# this package the node fixtures they ask for are the secured node's, seen by the control plane's
+# service account, with the settings the models were registered and the resources applied with.
+@pytest.fixture(scope="package")
+def settings(secure_node: SecureNode) -> Settings:
+    return secure_node.settings
+
+
+@pytest.fixture(scope="package")
+def client(secure_node: SecureNode) -> OpenSearch:
+    return secure_node.service
+
+
+@pytest.fixture(scope="package")
+def applied(secure_node: SecureNode) -> Settings:
+    return secure_node.settings
+
+
 def secure_settings(service_url: str) -> Settings:
     """The secured node's settings with the tests' model group and ``service_url``."""
     return load_settings(

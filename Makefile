@@ -2,8 +2,9 @@
 #   make run   set up everything: the local OpenSearch node, the inference service and its models
 #              registered in ml-commons, templates and pipelines, the demo corpus indexed, status and
 #              example queries printed (the evaluation corpora: make nfcorpus, make scifact)
-#   make test  set up everything, lint, type-check, and run unit + integration tests against the real
-#              node (reused if running, else provisioned and stopped again afterwards)
+#   make test  set up everything, lint, type-check, build the documentation site strictly, and run unit +
+#              integration tests (the docs' runnable examples among them) against the real node (reused if
+#              running, else provisioned and stopped again afterwards)
 SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV ?= .venv
@@ -17,7 +18,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo clean
+.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -112,10 +113,14 @@ demo: setup ## example queries: straight to OpenSearch's pipelines, then through
 	$(BIN)/biohybrid search "side effects of the treatment" --key $(DEMO_KEY)
 	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --documents
 
-lint: setup ## ruff and mypy
+lint: setup ## ruff, mypy and a strict build of the documentation site (no node needed)
 	$(BIN)/ruff check control_plane model_artifacts tests loadtest
 	$(BIN)/ruff format --check control_plane model_artifacts tests loadtest
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+docs: setup ## serve the documentation site (docs/) on http://127.0.0.1:8000/, rebuilt on every edit
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 unit: setup ## unit tests only (no node)
 	$(BIN)/pytest tests/unit

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, EXIT_DRIFT, Subcommands, guide
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ DEFAULT_OUT = Path(".local") / "evaluation"
 def add_parsers(commands: Subcommands) -> None:
     evaluate = commands.add_parser(
         "evaluate",
+        epilog=guide("evaluation/index.md"),
         help="evaluate retrieval configurations on a test set (runs, metrics, report, eval-runs)",
         description="Search every judged query of a test set with each configuration (through the same "
         "SearchService as /v1/search, at document level), then write TREC run files, results.json and "

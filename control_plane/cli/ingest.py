@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, EXIT_MODEL, Subcommands
+from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, EXIT_MODEL, Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.ingestion.chunking import STRATEGIES
@@ -16,14 +16,20 @@ from control_plane.mlcommons.registry import deployed_model_ids
 def add_parsers(commands: Subcommands) -> None:
     ingest = commands.add_parser(
         "ingest",
+        epilog=guide("ingestion/index.md"),
         help="parse, chunk, encode and index documents (resumable, idempotent)",
-        description="Index dataset ids (nfcorpus, scifact, pmc, ctgov, medline) or files/folders (PMC .nxml, "
-        "ClinicalTrials.gov .json/.xml, MEDLINE .xml/.xml.gz, BEIR .jsonl, PDF). Bad "
-        "records go to the dead-letter file and the rest land; a re-run skips unchanged chunks, updates "
-        "changed ones and deletes chunks of documents that shrank.",
+        description="Index dataset ids (nfcorpus, scifact, pmc, ctgov, medline) or your own files and "
+        "folders: PDF full text (.pdf, with a text layer), PMC JATS articles (.nxml), ClinicalTrials.gov "
+        "records (.json, .xml), MEDLINE (.xml, .xml.gz) and BEIR corpora (.jsonl); a folder's files are read "
+        "recursively, each by the parser of its kind. Bad records (a corrupt or password-protected PDF, a "
+        "scan without text) go to the dead-letter file and the rest land; a re-run skips unchanged "
+        "chunks, updates changed ones and deletes chunks of documents that shrank.",
     )
     ingest.add_argument(
-        "sources", nargs="+", help="dataset ids, files or folders (.nxml, .json, .jsonl, .xml, .xml.gz, .pdf)"
+        "sources",
+        nargs="+",
+        help="dataset ids (nfcorpus, scifact, pmc, ctgov, medline), files or folders: PDF (.pdf), "
+        "JATS (.nxml), ClinicalTrials.gov (.json, .xml), MEDLINE (.xml, .xml.gz), BEIR (.jsonl)",
     )
     ingest.add_argument(
         "--index",
@@ -55,6 +61,7 @@ def add_parsers(commands: Subcommands) -> None:
 
     reencode = commands.add_parser(
         "reencode",
+        epilog=guide("ingestion/index-options.md"),
         help="re-encode an index's chunks with the configured models (resumable, idempotent)",
         description="Compute every chunk's dense and sparse vectors again from its stored text with the "
         "configured models (models.dense, models.sparse), write them in place and record the models on "

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands, guide
 from control_plane.clinical.intent_quality import (
     DEFAULT_LABELS_FILE,
     Counts,
@@ -28,6 +28,7 @@ MIN_RECALL = 0.8
 def add_parsers(commands: Subcommands) -> None:
     intents = commands.add_parser(
         "intents",
+        epilog=guide("api/search.md"),
         help="check clinical intent detection against a labelled query sample",
         description="`intents check` runs the intent detector (search.intents_file) over a labelled "
         "sample (JSON lines: query, intents, form) and prints micro precision and recall overall, per "

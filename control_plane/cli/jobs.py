@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_DRIFT, Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.ledger.records import JOB_KINDS, JOB_STATES, JobRecord, document
@@ -17,12 +17,13 @@ from control_plane.ledger.store import MAX_PAGE, JobLedger
 def add_parsers(commands: Subcommands) -> None:
     jobs = commands.add_parser(
         "jobs",
+        epilog=guide("api/jobs-and-events.md"),
         help="list or show recorded jobs (ingest, model registration, evaluation) from the jobs index",
         description="The job ledger: one record per job with its state (queued, running, done, failed "
         "with a reason), counts and timings. `jobs list` shows the newest first; `jobs show ID` one job.",
     )
     actions = jobs.add_subparsers(dest="jobs_action", required=True, metavar="ACTION")
-    listing = actions.add_parser("list", help="jobs, newest first")
+    listing = actions.add_parser("list", help="jobs, newest first", epilog=guide("api/jobs-and-events.md"))
     listing.add_argument("--kind", choices=JOB_KINDS, help="only this kind")
     listing.add_argument("--state", choices=JOB_STATES, help="only this state")
     listing.add_argument("--tenant", help="only this tenant's jobs (default: every tenant)")
@@ -30,8 +31,10 @@ def add_parsers(commands: Subcommands) -> None:
     listing.add_argument("--from", dest="offset", type=int, default=0, help="skip this many (paging)")
     listing.add_argument("--json", action="store_true", help="print the page as JSON")
     listing.set_defaults(handler=_list)
-    show = actions.add_parser("show", help="one job's record")
-    show.add_argument("job_id", metavar="ID")
+    show = actions.add_parser("show", help="one job's record", epilog=guide("api/jobs-and-events.md"))
+    show.add_argument(
+        "job_id", metavar="ID", help="the job's id (as `jobs list` or the API's 202 answer shows it)"
+    )
     show.add_argument("--tenant", help="refuse a job of another tenant")
     show.add_argument("--json", action="store_true", help="print the record as JSON")
     show.set_defaults(handler=_show)

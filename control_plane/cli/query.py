@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from control_plane.cli.common import Subcommands
+from control_plane.cli.common import Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.resilience.retry import retry_transient
@@ -16,13 +16,13 @@ CLINICAL_PREFIX = "clinical-"
 def add_parsers(commands: Subcommands) -> None:
     query = commands.add_parser(
         "query",
+        epilog=guide("clients/index.md"),
         help="send a query through a search pipeline, as a client does, and print the hits",
         description="What a client does: POST <index>/_search?search_pipeline=<pipeline>. Through a "
         "clinical pipeline (clinical-minmax, clinical-rrf and their -rerank forms) the body is only "
         '{"query": {"match": {"text": ...}}}: the pipeline builds the hybrid query and routes clinical '
         "sections after fusion. Through the hybrid pipelines it is the explicit hybrid query of BM25, "
-        "neural_sparse and neural sub-queries that carry only the text. Guide: README.md, "
-        '"Querying OpenSearch directly".',
+        "neural_sparse and neural sub-queries that carry only the text (docs/clients/curl.md shows both).",
     )
     query.add_argument("text", help="the query text")
     query.add_argument("--index", default="chunks-*", help="index or pattern (default chunks-*)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_DRIFT, Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.cluster.manage import apply_resources, current_resources, verify_resources
 from control_plane.cluster.mappings import MappingAction, chunk_mappings, update_index_mappings
@@ -16,6 +16,7 @@ from control_plane.config.settings import Settings
 def add_parsers(commands: Subcommands) -> None:
     apply = commands.add_parser(
         "apply",
+        epilog=guide("operations/index.md"),
         help="install or update templates and pipelines (idempotent)",
         description="Render index_templates/ and search_pipelines/ from the settings and install each "
         "one whose cluster copy differs. Running it twice changes nothing the second time. A template "
@@ -32,6 +33,7 @@ def add_parsers(commands: Subcommands) -> None:
     apply.set_defaults(handler=_apply)
     verify = commands.add_parser(
         "verify",
+        epilog=guide("operations/index.md"),
         help="diff the repository against the cluster; exit 1 on drift",
         description="Compare every rendered resource with the cluster's copy. Prints each difference "
         "and exits 1 if anything is missing or differs (run `apply` to repair).",
@@ -40,6 +42,7 @@ def add_parsers(commands: Subcommands) -> None:
     verify.set_defaults(handler=_verify)
     status = commands.add_parser(
         "status",
+        epilog=guide("operations/index.md"),
         help="node, version, plugins, modules, k-NN engine, templates and pipelines",
         description="Report the node and the state (in sync / drift / missing) of each resource.",
     )

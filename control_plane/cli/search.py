@@ -11,7 +11,7 @@ from typing import Any
 
 import requests
 
-from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, Subcommands
+from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, Subcommands, guide
 from control_plane.config.settings import Settings
 
 ENV_API_KEY = "BIOHYBRID_API_KEY"
@@ -20,6 +20,7 @@ ENV_API_KEY = "BIOHYBRID_API_KEY"
 def add_parsers(commands: Subcommands) -> None:
     search = commands.add_parser(
         "search",
+        epilog=guide("api/index.md"),
         help="search through the control API (/v1/search) and print results with their scores",
         description="POST /v1/search on the running control API (`biohybrid api start`). The key comes "
         f"from --key or ${ENV_API_KEY}; it fixes the tenant searched.",

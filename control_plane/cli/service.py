@@ -7,13 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from control_plane.cli.common import EXIT_CLUSTER, Subcommands
+from control_plane.cli.common import EXIT_CLUSTER, Subcommands, guide
 from control_plane.config.settings import ENV_CONFIG_FILE, Settings
 
 
 def add_parsers(commands: Subcommands) -> None:
     service = commands.add_parser(
         "service",
+        epilog=guide("operations/models.md"),
         help="start or stop the local inference service in the background",
         description="Local form of the model server (pid and log under .local/inference/); a running "
         "service on the port is reused. Production runs it under systemd.",
@@ -30,6 +31,7 @@ def add_parsers(commands: Subcommands) -> None:
 
     api = commands.add_parser(
         "api",
+        epilog=guide("api/index.md"),
         help="start or stop the control API (/v1/search, /v1/rewrite, admin) in the background",
         description="Serves `python -m control_plane.api` with the same settings (pid and log under "
         ".local/api/); a running API on the port is reused. Keys come from api.keys in the settings.",

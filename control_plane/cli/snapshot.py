@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 
-from control_plane.cli.common import EXIT_DRIFT, Subcommands
+from control_plane.cli.common import EXIT_DRIFT, Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.cluster.snapshots import (
     DEFAULT_INDICES,
@@ -29,6 +29,7 @@ from control_plane.config.settings import Settings
 def add_parsers(commands: Subcommands) -> None:
     snapshot = commands.add_parser(
         "snapshot",
+        epilog=guide("operations/snapshots.md"),
         help="back up the chunk indices and eval-runs into a snapshot repository, list and restore them",
         description="Snapshots go to a filesystem repository under the node's path.repo (the Ansible role's "
         "opensearch_snapshot_dir), registered on first use. A snapshot records the models its vectors were "
@@ -36,13 +37,19 @@ def add_parsers(commands: Subcommands) -> None:
         "and re-applies the pipelines, so plain-text queries answer as before.",
     )
     actions = snapshot.add_subparsers(dest="action", required=True, metavar="ACTION")
-    create = actions.add_parser("create", help="take a snapshot and wait for it")
+    create = actions.add_parser(
+        "create", help="take a snapshot and wait for it", epilog=guide("operations/snapshots.md")
+    )
     create.add_argument("name", nargs="?", help="snapshot name (default: biohybrid-<UTC timestamp>)")
     create.add_argument(
         "--indices", default=",".join(DEFAULT_INDICES), help=f"indices (default {','.join(DEFAULT_INDICES)})"
     )
-    listing = actions.add_parser("list", help="the repository's snapshots, oldest first")
-    restore = actions.add_parser("restore", help="restore a snapshot's indices")
+    listing = actions.add_parser(
+        "list", help="the repository's snapshots, oldest first", epilog=guide("operations/snapshots.md")
+    )
+    restore = actions.add_parser(
+        "restore", help="restore a snapshot's indices", epilog=guide("operations/snapshots.md")
+    )
     restore.add_argument("name", help="snapshot name (see `biohybrid snapshot list`)")
     restore.add_argument("--replace", action="store_true", help="delete indices of the same names first")
     restore.add_argument(

@@ -6,8 +6,8 @@ doses), so the BM25 clause weighs ``facet_json`` by ``search.facets.intent_boost
 weight (1.6 x 2.0 = 3.2 by default); without an intent, or with ``boosts: false``, the weights stay as
 they are. By default only facet granularity gets it (``search.facets.boost_granularities``): among
 chunks that all carry facts it prefers the ones whose facts match; a trial run on clinical/dev found
-it lowered nDCG@10 slightly on the routed chunk path (README, "Facet granularity"). Unlike the routed
-boosts this changes the BM25 sub-query itself, so ``/v1/rewrite`` shows it and a client sending the
+it lowered nDCG@10 slightly on the routed chunk path (docs/api/search.md, "Facet granularity"). Unlike
+the routed boosts this changes the BM25 sub-query itself, so ``/v1/rewrite`` shows it and a client sending the
 rewritten request gets it too.
 """
 

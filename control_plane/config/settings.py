@@ -45,22 +45,40 @@ class _Strict(BaseModel):
 
 
 class OpenSearchSettings(_Strict):
-    url: str = "http://127.0.0.1:9200"
-    # Every node a client may send to (a cluster: each node's HTTP address). A client spreads requests
-    # over them and moves on from one that stops answering; empty: ``url`` alone.
-    urls: list[str] = Field(default_factory=list)
-    timeout_s: float = Field(30, gt=0)
-    cluster_name: str = "biohybrid"
-    # A secured cluster (TLS + HTTP basic auth): the control plane's service account ("": no auth) and
-    # the file holding its password (read when a client is built, whitespace stripped). Relative paths
-    # are from the working folder. ca_certs: the PEM bundle of the CA that signed the cluster's
-    # certificate ("": the client libraries' default trust store: $SSL_CERT_FILE or, for raw HTTP,
-    # $REQUESTS_CA_BUNDLE when set, else certifi's bundle). verify_certs false skips the certificate
-    # check (a throwaway node only).
-    username: str = ""
-    password_file: str = ""
-    ca_certs: str = ""
-    verify_certs: bool = True
+    """Where the cluster is and how the control plane authenticates to it (a secured cluster: TLS and
+    HTTP basic auth)."""
+
+    url: str = Field("http://127.0.0.1:9200", description="the node's HTTP address (when urls is empty)")
+    urls: list[str] = Field(
+        default_factory=list,
+        description="every node a client may send to (a cluster: each node's HTTP address); a client spreads "
+        "requests over them and moves on from one that stops answering; empty: url alone",
+    )
+    timeout_s: float = Field(30, gt=0, description="request timeout of the control plane's clients")
+    cluster_name: str = Field(
+        "biohybrid",
+        description="the cluster's name (the Ansible role's); the test fixture refuses to reuse a node of "
+        "another cluster",
+    )
+    username: str = Field(
+        "",
+        description='the control plane\'s service account on a secured cluster ("": no auth); needs '
+        "password_file",
+    )
+    password_file: str = Field(
+        "",
+        description="the file holding the service account's password, read when a client is built "
+        "(whitespace stripped; relative paths are from the working folder)",
+    )
+    ca_certs: str = Field(
+        "",
+        description="PEM bundle of the CA that signed the cluster's certificate (\"\": the client libraries' "
+        "default trust store: $SSL_CERT_FILE, or $REQUESTS_CA_BUNDLE for raw HTTP, when set, else "
+        "certifi's bundle)",
+    )
+    verify_certs: bool = Field(
+        True, description="check the cluster's certificate (false only for a throwaway node)"
+    )
 
     @field_validator("username", "password_file", "ca_certs", mode="before")
     @classmethod
@@ -114,19 +132,32 @@ class OpenSearchSettings(_Strict):
 
 
 class Bm25Settings(_Strict):
-    k1: float = Field(1.2, ge=0)
-    b: float = Field(0.75, ge=0, le=1)
+    """The text fields' BM25 similarity (a change needs a re-index)."""
+
+    k1: float = Field(1.2, ge=0, description="term-frequency saturation (Lucene's default)")
+    b: float = Field(0.75, ge=0, le=1, description="length normalisation (Lucene's default)")
 
 
 class KnnSettings(_Strict):
-    engine: Literal["faiss", "lucene"] = "faiss"
-    space_type: Literal["innerproduct", "cosinesimil", "l2"] = "innerproduct"
-    dimension: int = Field(384, gt=0, le=16000)
-    m: int = Field(16, gt=1, le=512)
-    ef_construction: int = Field(128, gt=1)
-    # Query-time HNSW candidate list (at least k): 100 left k-NN Recall@100 at 0.978 on NFCorpus test
-    # against exact search; 200 gives 0.993 (model_artifacts/reports/exact-reference.md).
-    ef_search: int = Field(200, gt=0)
+    """The dense field ``embedding``: a k-NN (HNSW) vector."""
+
+    engine: Literal["faiss", "lucene"] = Field(
+        "faiss",
+        description="faiss needs the k-NN native libraries of the official bundle; a node assembled from "
+        "Maven Central lacks them (use lucene there: `biohybrid apply` refuses faiss on such a node)",
+    )
+    space_type: Literal["innerproduct", "cosinesimil", "l2"] = Field(
+        "innerproduct", description="the vector similarity (the models' vectors are L2-normalised)"
+    )
+    dimension: int = Field(384, gt=0, le=16000, description="the dense model's vector size")
+    m: int = Field(16, gt=1, le=512, description="HNSW links per node (index time)")
+    ef_construction: int = Field(128, gt=1, description="HNSW candidate list while building (index time)")
+    ef_search: int = Field(
+        200,
+        gt=0,
+        description="query-time HNSW candidate list (/v1/search uses max(ef_search, k)); chosen against "
+        "exact search: model_artifacts/reports/exact-reference.md",
+    )
 
 
 class SparseIndexSettings(_Strict):
@@ -138,34 +169,65 @@ class SparseIndexSettings(_Strict):
     word pieces, and a segment with fewer than ``approximate_threshold`` documents is searched exactly.
     The index-time parameters need a re-index to change; ``top_n`` and ``heap_factor`` are per query."""
 
-    method: Literal["rank_features", "seismic"] = "rank_features"
-    # Index time (None: OpenSearch's default, 0.0005 x the segment's documents, at least 160).
-    n_postings: int | None = Field(None, gt=0)
-    cluster_ratio: float = Field(0.1, gt=0, lt=1)
-    summary_prune_ratio: float = Field(0.4, gt=0, le=1)
-    approximate_threshold: int = Field(1_000_000, ge=0)
-    # Query time: the query's top_n tokens by weight pick the posting lists visited; heap_factor < 1
-    # skips clusters whose summary cannot beat the heap's worst by that factor (faster, lower recall).
-    top_n: int = Field(10, gt=0, le=1000)
-    heap_factor: float = Field(1.0, gt=0)
+    method: Literal["rank_features", "seismic"] = Field(
+        "rank_features",
+        description="rank_features (exact neural_sparse) or seismic (approximate; a SEISMIC index cannot "
+        "also hold the k-NN field); chosen on model_artifacts/reports/sparse-index.md",
+    )
+    n_postings: int | None = Field(
+        None,
+        gt=0,
+        description="seismic, index time: postings kept per token (null: OpenSearch's 0.0005 x the "
+        "segment's documents, at least 160)",
+    )
+    cluster_ratio: float = Field(
+        0.1, gt=0, lt=1, description="seismic, index time: clusters per posting list"
+    )
+    summary_prune_ratio: float = Field(
+        0.4, gt=0, le=1, description="seismic, index time: share of a cluster summary's weight kept"
+    )
+    approximate_threshold: int = Field(
+        1_000_000, ge=0, description="seismic, index time: segments with fewer documents are searched exactly"
+    )
+    top_n: int = Field(
+        10, gt=0, le=1000, description="seismic, query time: the query's top_n tokens pick the posting lists"
+    )
+    heap_factor: float = Field(
+        1.0,
+        gt=0,
+        description="seismic, query time: < 1 skips clusters whose summary cannot beat the heap's worst by "
+        "that factor (faster, lower recall)",
+    )
 
 
 class IndexSettings(_Strict):
-    prefix: str = Field("chunks", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
-    shards: int = Field(1, gt=0)
-    replicas: int = Field(0, ge=0)
-    # Tenants separated by index (control_plane/config/tenancy.py, defaults.yaml): a tenant ingests
-    # into and searches only <prefix>-<tenant> and <prefix>-<tenant>-<suffix>.
-    tenant_indices: bool = False
+    """The chunk indices: their names, shards and fields (the index template renders these)."""
+
+    prefix: str = Field(
+        "chunks",
+        pattern=r"^[a-z0-9][a-z0-9_\-]*$",
+        description="chunk indices are <prefix>-*; the template matches that pattern",
+    )
+    shards: int = Field(1, gt=0, description="primary shards of a new chunk index")
+    replicas: int = Field(0, ge=0, description="replicas of a new chunk index (a cluster: 1)")
+    tenant_indices: bool = Field(
+        False,
+        description="tenants separated by index: a tenant ingests into and searches only <prefix>-<tenant> "
+        "and <prefix>-<tenant>-<suffix> (control_plane/config/tenancy.py; tenant names then lowercase "
+        "letters, digits and _)",
+    )
     bm25: Bm25Settings = Bm25Settings()
     knn: KnnSettings = KnnSettings()
     sparse: SparseIndexSettings = SparseIndexSettings()
 
 
 class FusionWeights(_Strict):
-    bm25: float = Field(0.20, ge=0, le=1)  # chosen on dev splits: defaults.yaml
-    splade: float = Field(0.20, ge=0, le=1)
-    dense: float = Field(0.60, ge=0, le=1)
+    """Min-max fusion weights in sub-query order, summing to 1 (± 0.01); chosen on dev splits:
+    model_artifacts/reports/fusion-grid/."""
+
+    bm25: float = Field(0.20, ge=0, le=1, description="weight of the BM25 sub-query")
+    splade: float = Field(0.20, ge=0, le=1, description="weight of the SPLADE sub-query")
+    dense: float = Field(0.60, ge=0, le=1, description="weight of the dense (k-NN) sub-query")
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> FusionWeights:
@@ -178,7 +240,11 @@ class FusionWeights(_Strict):
 
 
 class RrfSettings(_Strict):
-    rank_constant: int = Field(60, ge=1)
+    """Reciprocal rank fusion."""
+
+    rank_constant: int = Field(
+        60, ge=1, description="RRF's k, the product's constant (the fusion-grid report compares others)"
+    )
 
 
 class QueryTypeWeights(_Strict):
@@ -187,53 +253,94 @@ class QueryTypeWeights(_Strict):
     terms; the other types earned no weights of their own on dev
     (model_artifacts/reports/query-type-weights/dev.md)."""
 
-    exact_term: FusionWeights | None = FusionWeights(bm25=0.5, splade=0.1, dense=0.4)
-    paraphrase: FusionWeights | None = None
-    complex: FusionWeights | None = None
+    exact_term: FusionWeights | None = Field(
+        FusionWeights(bm25=0.5, splade=0.1, dense=0.4),
+        description="identifiers, gene symbols, queries of 1-3 words",
+    )
+    paraphrase: FusionWeights | None = Field(None, description="paraphrased questions (null: fusion.weights)")
+    complex: FusionWeights | None = Field(
+        None, description="long, multi-part questions (null: fusion.weights)"
+    )
 
 
 class FusionSettings(_Strict):
+    """How the search pipelines and /v1/search fuse the three sub-queries."""
+
     weights: FusionWeights = FusionWeights()
     rrf: RrfSettings = RrfSettings()
-    # false: every query gets `weights`; true: the weights of its query type.
-    weights_by_query_type_enabled: bool = True
+    weights_by_query_type_enabled: bool = Field(
+        True,
+        description="/v1/search with weighted fusion and no weights: true gives a query its type's weights "
+        "(fusion.weights_by_query_type), false always fusion.weights",
+    )
     weights_by_query_type: QueryTypeWeights = QueryTypeWeights()
 
 
 class ModelsSettings(_Strict):
     """Which served models back each role, and where the inference service listens."""
 
-    service_url: str = Field("http://127.0.0.1:8501", pattern=r"^https?://")
-    group: str = "biohybrid"
-    dense: str = "bge-small-bio"
-    sparse: str = "splade-tiny"
-    # The project's cross-encoder (model_artifacts/reranker); a dense model's name reranks by cosine.
-    rerank: str = "ce-minilm"
-    # The rerank depth: the -rerank pipelines' connector has the service score the first N fused hits
-    # and blend the model's order with the fused one by rerank_model_weight (0: fused order, 1: the
-    # model's); hits below N keep the fused order under them, so nothing is cut.
-    rerank_top_n: int = Field(20, ge=1, le=1000)
-    rerank_model_weight: float = Field(0.2, ge=0, le=1)  # chosen on nfcorpus/dev: defaults.yaml
-    # bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model inside
-    # OpenSearch encodes queries (no inference call), IDF computed from doc_only_idf_index.
-    sparse_query_mode: Literal["bi-encoder", "doc-only"] = "bi-encoder"
-    doc_only_idf_index: str = "chunks-*"
-    deploy_timeout_s: float = Field(60, gt=0)
-    # Folder of the Python ingest path's encoding cache (model digest + text digest -> vectors), so
-    # unchanged text is never encoded twice; "" turns it off. Relative paths are from the working folder.
-    encoding_cache_dir: str = ""
-    # Roles whose model must run on a GPU (dense, sparse, rerank): one attempt per call, and a call that
-    # meets no GPU (a CPU-only service, a CUDA failure) fails as gpu_unavailable (control_plane/resilience).
-    gpu_bound: tuple[Literal["dense", "sparse", "rerank"], ...] = ()
+    service_url: str = Field(
+        "http://127.0.0.1:8501",
+        pattern=r"^https?://",
+        description="the project's inference service; ml-commons reaches it through loopback connectors",
+    )
+    group: str = Field("biohybrid", description="the ml-commons model group (and name prefix) of the models")
+    dense: str = Field(
+        "bge-small-bio",
+        description="the dense model (control_plane/models/manifest.yaml); an index must be re-encoded "
+        "when it changes",
+    )
+    sparse: str = Field("splade-tiny", description="the SPLADE model")
+    rerank: str = Field(
+        "ce-minilm",
+        description="the project's cross-encoder (model_artifacts/reranker); a dense model's name reranks "
+        "by the cosine of its embeddings instead",
+    )
+    rerank_top_n: int = Field(
+        20,
+        ge=1,
+        le=1000,
+        description="the rerank depth: the -rerank pipelines score the first N fused hits; hits below "
+        "keep the fused order under them, so nothing is cut",
+    )
+    rerank_model_weight: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="blend of the model's order with the fused one (0: fused order, 1: the model's); "
+        "chosen on nfcorpus/dev: model_artifacts/reports/rerank-blend/",
+    )
+    sparse_query_mode: Literal["bi-encoder", "doc-only"] = Field(
+        "bi-encoder",
+        description="bi-encoder: queries go through the SPLADE model; doc-only: a tokenizer + IDF model "
+        "inside OpenSearch encodes queries (no inference call)",
+    )
+    doc_only_idf_index: str = Field("chunks-*", description="the indices doc-only's IDF is computed from")
+    deploy_timeout_s: float = Field(60, gt=0, description="how long `models register` waits for a deployment")
+    encoding_cache_dir: str = Field(
+        "",
+        description="folder of the Python ingest path's encoding cache (model digest + text digest -> "
+        'vectors), so unchanged text is never encoded twice; "" turns it off (relative to the working '
+        "folder)",
+    )
+    gpu_bound: tuple[Literal["dense", "sparse", "rerank"], ...] = Field(
+        (),
+        description="roles whose model must run on a GPU: one attempt per call, and a call that meets no "
+        "GPU fails as gpu_unavailable (control_plane/resilience)",
+    )
 
 
 class ApiKey(_Strict):
     """An API key, stored as its SHA-256 (the key itself never sits in configuration or logs)."""
 
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    tenant: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
-    role: Literal["search", "admin"] = "search"
-    name: str = ""
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="the key's SHA-256, hex")
+    tenant: str = Field(
+        pattern=r"^[A-Za-z0-9_\-]+$", description="the tenant every request with this key is confined to"
+    )
+    role: Literal["search", "admin"] = Field(
+        "search", description="search, or admin for /v1/admin/* and /v1/evaluate"
+    )
+    name: str = Field("", description="a label for logs (never the key)")
 
 
 class SectionRoutingSettings(_Strict):
@@ -256,9 +363,9 @@ class SectionRoutingSettings(_Strict):
 class CacheStoreSettings(_Strict):
     """One in-memory cache: on or off, its size bound and how long an entry lives."""
 
-    enabled: bool
-    max_entries: int = Field(gt=0, le=1_000_000)
-    ttl_s: float = Field(gt=0)
+    enabled: bool = Field(description="whether this cache is used")
+    max_entries: int = Field(gt=0, le=1_000_000, description="entries kept (least recently used dropped)")
+    ttl_s: float = Field(gt=0, description="seconds an entry lives")
 
 
 class QueryCacheSettings(_Strict):
@@ -266,17 +373,27 @@ class QueryCacheSettings(_Strict):
 
     encoding: CacheStoreSettings = CacheStoreSettings(enabled=True, max_entries=4096, ttl_s=3600)
     response: CacheStoreSettings = CacheStoreSettings(enabled=False, max_entries=512, ttl_s=300)
-    # How often the served models' digests are read again from the inference service (GET /v1/models).
-    models_refresh_s: float = Field(60, gt=0)
+    models_refresh_s: float = Field(
+        60,
+        gt=0,
+        description="how often the served models' digests are read again from the inference service "
+        "(GET /v1/models)",
+    )
 
 
 class FacetSettings(_Strict):
     """Structured facts at query time (control_plane/clinical/facet_boost.py)."""
 
-    # facet_json's BM25 weight is multiplied by this when a clinical intent is detected (boosts on), in
-    # searches of the granularities listed; 1.0 turns the boost off.
-    intent_boost: float = Field(2.0, ge=1.0, le=10.0)
-    boost_granularities: tuple[Literal["chunk", "document", "facet"], ...] = ("facet",)
+    intent_boost: float = Field(
+        2.0,
+        ge=1.0,
+        le=10.0,
+        description="facet_json's BM25 weight is multiplied by this when a clinical intent is detected "
+        "(boosts on); 1.0 turns the boost off",
+    )
+    boost_granularities: tuple[Literal["chunk", "document", "facet"], ...] = Field(
+        ("facet",), description="the granularities whose searches get the boost"
+    )
 
 
 class SparseTwoPhaseSettings(_Strict):
@@ -286,27 +403,51 @@ class SparseTwoPhaseSettings(_Strict):
     bool should) neural_sparse query on a ``rank_features`` field; OpenSearch refuses it on SEISMIC
     fields, and leaves a neural_sparse inside a hybrid query untouched."""
 
-    enabled: bool = False
-    prune_ratio: float = Field(0.4, ge=0, le=1)
-    expansion_rate: float = Field(5.0, ge=1.0)
-    max_window_size: int = Field(10_000, ge=50)
+    enabled: bool = Field(False, description="add the processor to every search pipeline")
+    prune_ratio: float = Field(
+        0.4, ge=0, le=1, description="tokens below this x the largest weight only rescore the top hits"
+    )
+    expansion_rate: float = Field(5.0, ge=1.0, description="the rescored window is size x this")
+    max_window_size: int = Field(10_000, ge=50, description="the rescored window's upper bound")
 
 
 class SearchSettings(_Strict):
     """The /v1/search behaviour: where it looks, its budgets and defaults."""
 
-    index_pattern: str = "chunks-*"
-    candidate_depth: int = Field(100, ge=1, le=1000)
-    component_timeout_ms: int = Field(300, gt=0)
-    rerank_timeout_ms: int = Field(1500, gt=0)
-    opensearch_timeout_ms: int = Field(5000, gt=0)
-    # true: a rerank on a service without a GPU is refused (reranker_error gpu_unavailable).
-    rerank_requires_gpu: bool = False
-    # Query encoding's breaker per model: after breaker_failures consecutive failed calls (0: never) the
-    # component fails fast (component_errors: dense_circuit_open) until a probe after breaker_reset_s.
-    breaker_failures: int = Field(5, ge=0)
-    breaker_reset_s: float = Field(30, gt=0)
-    intents_file: str = "intents.yaml"
+    index_pattern: str = Field(
+        "chunks-*",
+        description="the indices /v1/search reads (with index.tenant_indices on, the tenant's own instead)",
+    )
+    candidate_depth: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description="hits each component contributes before fusion (pagination_depth and k-NN k); pages "
+        "are cut from one fused list",
+    )
+    component_timeout_ms: int = Field(
+        300, gt=0, description="a component whose query encoding misses it is dropped (dense_timeout)"
+    )
+    rerank_timeout_ms: int = Field(
+        1500, gt=0, description="a reranked request that takes longer is answered without rerank"
+    )
+    opensearch_timeout_ms: int = Field(5000, gt=0, description="the search request's budget in OpenSearch")
+    rerank_requires_gpu: bool = Field(
+        False, description="refuse a rerank on a service without a GPU (reranker_error gpu_unavailable)"
+    )
+    breaker_failures: int = Field(
+        5,
+        ge=0,
+        description="query encoding's breaker per model: after this many consecutive failed calls (0: "
+        "never) the component fails fast (dense_circuit_open)",
+    )
+    breaker_reset_s: float = Field(
+        30, gt=0, description="seconds an open breaker waits before one probe call"
+    )
+    intents_file: str = Field(
+        "intents.yaml",
+        description="clinical intent phrase lists and boost factors (relative to control_plane/config/)",
+    )
     section_routing: SectionRoutingSettings = SectionRoutingSettings()
     facets: FacetSettings = FacetSettings()
     cache: QueryCacheSettings = QueryCacheSettings()
@@ -316,57 +457,92 @@ class SearchSettings(_Strict):
 class IngestSettings(_Strict):
     """How ingest's Python path encodes, and what it does when a model call fails."""
 
-    # local: ONNX in this process (GPU when present, encoding cache); service: the inference service at
-    # models.service_url (one GPU host serves every ingest; no encoding cache).
-    encoder: Literal["local", "service"] = "local"
-    # Calls per batch for a model that is not GPU-bound (a failed call is retried after a back-off of
-    # encode_backoff_s, doubling); the model's breaker opens after breaker_failures failures in a row.
-    encode_attempts: int = Field(3, ge=1)
-    encode_backoff_s: float = Field(0.5, ge=0)
-    breaker_failures: int = Field(3, ge=0)
-    breaker_reset_s: float = Field(30, gt=0)
-    service_timeout_s: float = Field(60, gt=0)
+    encoder: Literal["local", "service"] = Field(
+        "local",
+        description="local: ONNX in the ingest process (GPU when present, encoding cache); service: the "
+        "inference service at models.service_url (one GPU host serves every ingest; no encoding cache)",
+    )
+    encode_attempts: int = Field(3, ge=1, description="calls per batch for a model that is not GPU-bound")
+    encode_backoff_s: float = Field(
+        0.5, ge=0, description="wait before a failed batch is tried again, doubling each time"
+    )
+    breaker_failures: int = Field(
+        3,
+        ge=0,
+        description="failures in a row that open a model's breaker (0: never): calls fail fast with "
+        "circuit_open",
+    )
+    breaker_reset_s: float = Field(30, gt=0, description="seconds an open breaker waits before one probe")
+    service_timeout_s: float = Field(60, gt=0, description="timeout of a call to the inference service")
 
 
 class ApiSettings(_Strict):
-    host: str = "127.0.0.1"
-    port: int = Field(8600, ge=1, le=65535)
-    # Request threads of the production server (waitress): each mostly waits on encoders and OpenSearch.
-    threads: int = Field(8, ge=1, le=256)
-    keys: tuple[ApiKey, ...] = ()
-    # On SIGTERM, how long running jobs (ingest, evaluate) may take to end before they are recorded as
-    # interrupted and abandoned (control_plane/api/jobs.py); keep it below the service manager's stop
-    # timeout (systemd: 90 s) less events.drain_s.
-    job_grace_s: float = Field(10.0, ge=0)
+    """The control API (python -m control_plane.api, `biohybrid api start`)."""
+
+    host: str = Field("127.0.0.1", description="bind address")
+    port: int = Field(8600, ge=1, le=65535, description="port")
+    threads: int = Field(
+        8,
+        ge=1,
+        le=256,
+        description="request threads of the production server (waitress): each mostly waits on encoders "
+        "and OpenSearch",
+    )
+    keys: tuple[ApiKey, ...] = Field(
+        (), description="the API keys, as SHA-256 hashes (none: every request gets 401)"
+    )
+    job_grace_s: float = Field(
+        10.0,
+        ge=0,
+        description="on SIGTERM, how long running jobs may take to end before they are recorded as "
+        "interrupted; keep it below the service manager's stop timeout (systemd: 90 s) less events.drain_s",
+    )
 
 
 class LedgerSettings(_Strict):
     """The job ledger (control_plane/ledger/): the index holding one document per ingest, model
     registration and evaluation job."""
 
-    index: str = Field("jobs", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    index: str = Field("jobs", pattern=r"^[a-z0-9][a-z0-9_\-]*$", description="the index of the job records")
 
 
 class EventsSettings(_Strict):
     """Lifecycle CloudEvents (control_plane/events/): off by default; where they go and how many searches
     emit one."""
 
-    enabled: bool = False
-    sink: Literal["http", "jsonl"] = "http"
-    # http: structured-mode JSON POST to url; jsonl: one event per line appended to path (relative paths
-    # are from the working folder).
-    url: str = ""
-    path: str = ".local/events.jsonl"
-    # Share of searches that emit retrieval.completed (0: none, 1: all); ingest and job events always go.
-    search_sample_rate: float = Field(0.1, ge=0, le=1)
-    timeout_s: float = Field(2.0, gt=0)
-    # Events waiting for the http sink's sender thread; a full queue drops the event (counted).
-    queue_size: int = Field(1000, ge=1, le=1_000_000)
-    # Seconds a stopping process (SIGTERM) waits for the http sink to send what it queued; within a
-    # service manager's stop timeout (systemd's 90 s by default).
-    drain_s: float = Field(30.0, gt=0)
-    # Whether retrieval.completed carries the query text (off: queries may hold patient details).
-    include_query: bool = False
+    enabled: bool = Field(False, description="emit at all")
+    sink: Literal["http", "jsonl"] = Field(
+        "http",
+        description="http: structured-mode POST (application/cloudevents+json) to url; jsonl: one event per "
+        "line appended to path",
+    )
+    url: str = Field("", description="the receiver (required with sink http)")
+    path: str = Field(
+        ".local/events.jsonl", description="the file of the jsonl sink (relative to the working folder)"
+    )
+    search_sample_rate: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="share of searches that emit retrieval.completed (1: all); ingest and job events "
+        "always go",
+    )
+    timeout_s: float = Field(2.0, gt=0, description="the HTTP POST timeout")
+    queue_size: int = Field(
+        1000,
+        ge=1,
+        le=1_000_000,
+        description="events waiting for the HTTP sender thread: a search only enqueues, so a slow receiver "
+        "never slows it; a full queue drops the event (counted)",
+    )
+    drain_s: float = Field(
+        30.0,
+        gt=0,
+        description="seconds a stopping process (SIGTERM) waits for the http sink to send what it queued",
+    )
+    include_query: bool = Field(
+        False, description="put the query text in retrieval.completed (queries may hold patient details)"
+    )
 
     @field_validator("url", "path", mode="before")
     @classmethod
@@ -386,6 +562,8 @@ class EventsSettings(_Strict):
 
 
 class Settings(_Strict):
+    """Every setting of the control plane, the API and the inference service's clients."""
+
     opensearch: OpenSearchSettings = OpenSearchSettings()
     index: IndexSettings = IndexSettings()
     fusion: FusionSettings = FusionSettings()

@@ -24,13 +24,19 @@ class EvalConfiguration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field("", description="set from the configuration's key or the variant name")
-    components: tuple[Component, ...] = ("bm25", "splade", "dense")
-    fusion_method: FusionMethod = "rrf"
-    weights: dict[Component, float] | None = None
-    rank_constant: int = Field(60, ge=1)
-    rerank: bool = False
-    rerank_top_n: int | None = Field(None, ge=1, le=500)
-    boosts: bool = False
+    components: tuple[Component, ...] = Field(
+        ("bm25", "splade", "dense"), description="the sub-queries searched"
+    )
+    fusion_method: FusionMethod = Field("rrf", description="rrf or weighted (min-max)")
+    weights: dict[Component, float] | None = Field(
+        None, description="weighted fusion's weights (null: the service's per-query-type weights)"
+    )
+    rank_constant: int = Field(60, ge=1, description="RRF's k")
+    rerank: bool = Field(False, description="rerank the fused candidates (the +rerank variant)")
+    rerank_top_n: int | None = Field(
+        None, ge=1, le=500, description="rerank only the fused top N (+rerank@N)"
+    )
+    boosts: bool = Field(False, description="clinical intent boosts and routing (the +boosts variant)")
     candidate_depth: int | None = Field(None, ge=1, le=1000, description="None: the run's candidate_depth")
 
     @model_validator(mode="after")

@@ -45,18 +45,34 @@ def check_metric_names(names: list[str]) -> list[str]:
 
 
 class SignificanceSettings(_Strict):
-    permutations: int = Field(10000, ge=100)
-    seed: int = 20240601
-    alpha: float = Field(0.05, gt=0, lt=1)
+    """The paired randomization test of every configuration against the baseline configuration."""
+
+    permutations: int = Field(10000, ge=100, description="random sign flips per test")
+    seed: int = Field(20240601, description="the test's random seed (runs are reproducible)")
+    alpha: float = Field(
+        0.05, gt=0, lt=1, description="the level below which a difference is reported significant"
+    )
 
 
 class StoreSettings(_Strict):
-    index: str = Field("eval-runs", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    """Where runs are stored (their metrics with model and template versions)."""
+
+    index: str = Field(
+        "eval-runs", pattern=r"^[a-z0-9][a-z0-9_\-]*$", description="the index of stored runs and baselines"
+    )
 
 
 class AlertSettings(_Strict):
-    metric: str = "recall@10"
-    margin: float = Field(0.02, ge=0, le=1)
+    """The regression alert (biohybrid_eval_recall_drop_alert)."""
+
+    metric: str = Field("recall@10", description="the metric compared with the stored baseline run")
+    margin: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="the alert is 1 when the metric falls more than this (absolute) below the baseline run "
+        "of the same configuration and dataset",
+    )
 
     @field_validator("metric")
     @classmethod
@@ -66,15 +82,27 @@ class AlertSettings(_Strict):
 
 
 class ScheduleSettings(_Strict):
-    enabled: bool = False
-    cron: str | None = "0 3 * * *"
-    interval_s: float | None = Field(None, gt=0)
-    test_set_id: str = "nfcorpus/dev"
-    configurations: list[str] = Field(default_factory=lambda: ["bm25", "hybrid-rrf"])
-    metrics: list[str] | None = None
-    limit: int | None = Field(None, ge=1)
-    # Also run once as soon as the scheduler starts (the local stack shows figures in /metrics at once).
-    run_at_start: bool = False
+    """The scheduled evaluation the control API runs (APScheduler)."""
+
+    enabled: bool = Field(False, description="run the schedule in the control API")
+    cron: str | None = Field(
+        "0 3 * * *",
+        description="crontab (minute hour day month weekday, UTC); exactly one of cron and interval_s",
+    )
+    interval_s: float | None = Field(
+        None, gt=0, description="seconds between runs; exactly one of cron and interval_s"
+    )
+    test_set_id: str = Field("nfcorpus/dev", description="the test set each run searches")
+    configurations: list[str] = Field(
+        default_factory=lambda: ["bm25", "hybrid-rrf"], description="the configurations each run compares"
+    )
+    metrics: list[str] | None = Field(None, description="the metrics (null: the top-level metrics)")
+    limit: int | None = Field(None, ge=1, description="only the first N judged queries (null: all)")
+    run_at_start: bool = Field(
+        False,
+        description="also run once as soon as the scheduler starts (the local stack shows figures in "
+        "/metrics at once)",
+    )
 
     @field_validator("cron")
     @classmethod
@@ -91,9 +119,14 @@ class ScheduleSettings(_Strict):
 
 
 class StratifiedSetSettings(_Strict):
-    sources: list[str] = Field(min_length=1)
-    per_type: int = Field(50, ge=1)
-    seed: str = "stratified-v1"
+    """A stratified query set: queries of dev/train splits, classified by query type, at most per_type
+    of each."""
+
+    sources: list[str] = Field(
+        min_length=1, description="the test sets drawn from (dev or train splits only)"
+    )
+    per_type: int = Field(50, ge=1, description="queries of each type (exact-term, paraphrase, complex)")
+    seed: str = Field("stratified-v1", description="the draw's seed")
 
     @field_validator("sources")
     @classmethod
@@ -108,26 +141,47 @@ class TimeoutSettings(_Strict):
     """Search budgets for evaluation runs, which measure quality, not the latency guard: the API's
     300 ms encoding budget would drop components on a busy machine and blur the comparison."""
 
-    component_ms: int = Field(10000, gt=0)
-    rerank_ms: int = Field(60000, gt=0)
-    opensearch_ms: int = Field(60000, gt=0)
+    component_ms: int = Field(10000, gt=0, description="replaces search.component_timeout_ms in a run")
+    rerank_ms: int = Field(60000, gt=0, description="replaces search.rerank_timeout_ms in a run")
+    opensearch_ms: int = Field(60000, gt=0, description="replaces search.opensearch_timeout_ms in a run")
 
 
 class EvaluationSettings(_Strict):
-    configurations: dict[str, EvalConfiguration]
-    suite: list[str]
-    baseline_configuration: str = "bm25"
-    metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "recall@10", "recall@100", "mrr@10"])
-    depth: int = Field(100, ge=10, le=MAX_DEPTH)
-    candidate_depth: int = Field(300, ge=1, le=1000)
-    tenant_id: str = "default"
+    """The evaluation suite: named configurations, what a run measures, where results go, the schedule
+    and the regression alert (control_plane/config/evaluation.yaml; another file with --eval-config or
+    BIOHYBRID_EVAL_CONFIG, then BIOHYBRID_EVAL__SECTION__KEY variables)."""
+
+    configurations: dict[str, EvalConfiguration] = Field(
+        description="named configurations; a name may add variants with +: hybrid-rrf+rerank, bm25+boosts, "
+        "+rerank@N"
+    )
+    suite: list[str] = Field(description="what a run compares when no configuration is named")
+    baseline_configuration: str = Field(
+        "bm25", description="paired significance of every configuration against this one"
+    )
+    metrics: list[str] = Field(
+        default_factory=lambda: ["ndcg@10", "recall@10", "recall@100", "mrr@10"],
+        description="what a run measures (recall@K, ndcg@K, mrr@K, p@K, map)",
+    )
+    depth: int = Field(
+        100, ge=10, le=MAX_DEPTH, description="documents each query asks for (runs are at document level)"
+    )
+    candidate_depth: int = Field(
+        300, ge=1, le=1000, description="chunks per component behind those documents"
+    )
+    tenant_id: str = Field("default", description="the tenant a run searches as")
     timeouts: TimeoutSettings = TimeoutSettings()
-    indices: dict[str, str] = Field(default_factory=dict)
+    indices: dict[str, str] = Field(
+        default_factory=dict,
+        description="dataset (the test set's folder name) -> the index holding its corpus",
+    )
     significance: SignificanceSettings = SignificanceSettings()
     store: StoreSettings = StoreSettings()
     alert: AlertSettings = AlertSettings()
     schedule: ScheduleSettings = ScheduleSettings()
-    stratified_sets: dict[str, StratifiedSetSettings] = Field(default_factory=dict)
+    stratified_sets: dict[str, StratifiedSetSettings] = Field(
+        default_factory=dict, description="stratified query sets by id (nfcorpus/stratified)"
+    )
 
     @field_validator("configurations", mode="before")
     @classmethod

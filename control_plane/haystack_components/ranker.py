@@ -1,7 +1,8 @@
 """BiohybridRanker: the project's cross-encoder (in process, ONNX) as a Haystack ranker. By default it
 blends the model's order with the incoming one by weighted reciprocal ranks, as the rerank connector does
 (control_plane/fusion/rerank_blend.py: ``model_weight`` 0 keeps the incoming order, 1 is the model's),
-because a plain rerank by this model lowered nDCG@10 on the dev split (README, rerank section)."""
+because a plain rerank by this model lowered nDCG@10 on the dev split
+(docs/clients/pipelines-and-models.md, "Reranking")."""
 
 from __future__ import annotations
 

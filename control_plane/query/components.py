@@ -30,7 +30,7 @@ FACET_FIELD = "facet_json"
 SPARSE_FIELD = "sparse_terms"
 DENSE_FIELD = "embedding"
 # The stored vectors: most of a hit's bytes, and nothing a client reads. Every answer leaves them out of
-# _source (the README's direct queries, `biohybrid query`, /v1/search and /v1/rewrite).
+# _source (the documented direct queries: docs/clients/, `biohybrid query`, /v1/search and /v1/rewrite).
 VECTOR_FIELDS: tuple[str, ...] = (DENSE_FIELD, SPARSE_FIELD)
 
 
@@ -106,7 +106,8 @@ def hybrid_query(clauses: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def text_search_body(text: str, size: int) -> dict[str, Any]:
-    """The README's direct search: the plain-text hybrid query, ``size`` hits, stored vectors left out."""
+    """The documented direct search (docs/clients/curl.md): the plain-text hybrid query, ``size`` hits,
+    stored vectors left out."""
     return {"size": size, "query": text_hybrid_query(text), "_source": {"excludes": list(VECTOR_FIELDS)}}
 
 
@@ -117,7 +118,7 @@ def plain_search_body(text: str, size: int) -> dict[str, Any]:
 
 def text_hybrid_query(text: str, k: int = 100, pagination_depth: int | None = None) -> dict[str, Any]:
     """The plain-text hybrid query a client sends: every component by query text alone (the search
-    pipeline's neural_query_enricher supplies the model ids); ``pagination_depth`` as the README's
+    pipeline's neural_query_enricher supplies the model ids); ``pagination_depth`` as the documented
     explicit query sets it (None: not sent, OpenSearch fuses from the page's own depth)."""
     query = hybrid_query(
         {"bm25": bm25_clause(text), "splade": sparse_text_clause(text), "dense": dense_text_clause(text, k)}

@@ -1,4 +1,4 @@
-"""The README's direct search body, built once for every client path."""
+"""The documented direct search body (docs/clients/curl.md), built once for every client path."""
 
 from __future__ import annotations
 

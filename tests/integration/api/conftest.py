@@ -24,7 +24,9 @@ from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
 
-@pytest.fixture(scope="package")
+# Session scope (what "package" gave anyway: this folder is not a package): the API tests share one
+# stack; its teardown puts the session's pipelines back.
+@pytest.fixture(scope="session")
 def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiStack]:
     prefix = session_index("api")
     root = datasets_root()

@@ -21,7 +21,8 @@ from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
 
-@pytest.fixture(scope="package")
+# Session scope (what "package" gave anyway: this folder is not a package).
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     settings = load_settings(CONFIG_FILE, environ={})
     url = settings.opensearch.url

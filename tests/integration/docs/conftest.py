@@ -95,7 +95,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=30)
 
 
-@pytest.fixture(scope="package")
+# Module scope: the examples are one module, and the stack (its models registered in the tests' group,
+# the pipelines pointing at them) must be gone before the next module runs. "package" would not do it:
+# these folders are not packages, so a package-scoped fixture lives to the end of the session
+# (tests/unit/test_suite_layout.py).
+@pytest.fixture(scope="module")
 def docs_stack(
     client: OpenSearch,
     applied: Settings,

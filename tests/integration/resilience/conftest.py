@@ -9,7 +9,8 @@ import pytest
 from integration.fault_switch import disarm, faulty_service
 
 
-@pytest.fixture(scope="package")
+# Session scope (what "package" gave anyway: this folder is not a package).
+@pytest.fixture(scope="session")
 def faulty_url() -> Iterator[str]:
     with faulty_service() as url:
         yield url

@@ -98,7 +98,9 @@ def _wait_until_ready(service: OpenSearch, timeout_s: float = 180.0) -> None:
             time.sleep(2)
 
 
-@pytest.fixture(scope="package")
+# Session scope (what "package" gave anyway: this folder is not a package); only this half's worker
+# builds it (tests/conftest.py).
+@pytest.fixture(scope="session")
 def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode]:
     started_here = not _listening(9221)
     if started_here and (failure := _provision()):
@@ -125,17 +127,17 @@ def secure_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureNode
 # The product's own integration tests run here as written (test_product_tests.py imports them): inside
 # this package the node fixtures they ask for are the secured node's, seen by the control plane's
 # service account, with the settings the models were registered and the resources applied with.
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def settings(secure_node: SecureNode) -> Settings:
     return secure_node.settings
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def client(secure_node: SecureNode) -> OpenSearch:
     return secure_node.service
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def applied(secure_node: SecureNode) -> Settings:
     return secure_node.settings
 

@@ -8,6 +8,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
+from control_plane.api.admin import IngestRequest
+from control_plane.cluster.manage import Action
+from control_plane.evaluation.api import EvaluateRequest
 from control_plane.ledger.records import JOB_KINDS, JOB_STATES, JobRecord
 from control_plane.ledger.store import MAX_PAGE
 from control_plane.search.results import SearchResponse
@@ -69,6 +72,8 @@ def openapi_document() -> dict[str, Any]:
     models: tuple[tuple[type[BaseModel], Literal["validation", "serialization"]], ...] = (
         (SearchSpec, "validation"),
         (SearchResponse, "serialization"),
+        (IngestRequest, "validation"),
+        (EvaluateRequest, "validation"),
     )
     for model, mode in models:
         schema = _schema(model, mode)
@@ -89,6 +94,8 @@ def openapi_document() -> dict[str, Any]:
     }
     schemas["RetrieveRequest"] = retrieve
     schemas["Job"] = {"anyOf": [_ledger_job(), _running_job()]}
+    schemas["RunningJob"] = _running_job()
+    schemas.update(_admin_schemas())
     schemas["JobList"] = {
         "type": "object",
         "required": ["total", "from", "size", "jobs"],
@@ -231,6 +238,8 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {"200": ok("the job", "Job"), "404": not_found, **admin_errors},
                 }
             },
+            **_admin_paths(admin_errors, ok),
+            **_service_paths(),
         },
         "components": {
             "schemas": schemas,
@@ -238,5 +247,152 @@ def openapi_document() -> dict[str, Any]:
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
             },
+        },
+    }
+
+
+def _admin_schemas() -> dict[str, Any]:
+    """What the admin operations answer (dataclasses of the cluster and ml-commons code, as JSON)."""
+    text = {"type": "string"}
+    return {
+        "Drift": {
+            "type": "object",
+            "description": "resource label -> its differences (empty: in sync), as `biohybrid verify`",
+            "additionalProperties": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["path", "expected", "actual"],
+                    "properties": {"path": text, "expected": text, "actual": text},
+                },
+            },
+        },
+        "ApplyResults": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["resource", "action"],
+                "properties": {
+                    "resource": text,
+                    "action": {"type": "string", "enum": [action.value for action in Action]},
+                },
+            },
+        },
+        "Models": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["role", "name", "model_id", "connector_id", "state"],
+                "properties": {
+                    "role": text,
+                    "name": text,
+                    "model_id": text,
+                    "connector_id": text,
+                    "state": text,
+                },
+            },
+        },
+    }
+
+
+def _admin_paths(errors: dict[str, Any], ok: Any) -> dict[str, Any]:
+    """The admin role's operations besides the job ledger: resources, models, ingest and evaluate."""
+
+    def body(schema: str) -> dict[str, Any]:
+        ref = {"$ref": f"#/components/schemas/{schema}"}
+        return {"required": True, "content": {"application/json": {"schema": ref}}}
+
+    accepted = ok("the job, accepted (poll GET /v1/admin/jobs/{job_id})", "RunningJob")
+    return {
+        "/v1/admin/resources": {
+            "get": {
+                "operationId": "verifyResources",
+                "description": "Drift of the templates and pipelines against the repository "
+                "(as `biohybrid verify`)",
+                "responses": {"200": ok("each resource's differences", "Drift"), **errors},
+            }
+        },
+        "/v1/admin/apply": {
+            "post": {
+                "operationId": "applyResources",
+                "description": "Install or update the templates and pipelines (as `biohybrid apply`); "
+                "idempotent",
+                "responses": {"200": ok("what each resource needed", "ApplyResults"), **errors},
+            }
+        },
+        "/v1/admin/models": {
+            "get": {
+                "operationId": "listModels",
+                "description": "Each role's model as ml-commons knows it (as `biohybrid models status`)",
+                "responses": {"200": ok("the models", "Models"), **errors},
+            }
+        },
+        "/v1/admin/ingest": {
+            "post": {
+                "operationId": "ingest",
+                "description": "An ingest job into the key's tenant's index (an index that is not the "
+                "tenant's is refused with 403 before anything is written)",
+                "requestBody": body("IngestRequest"),
+                "responses": {"202": accepted, **errors},
+            }
+        },
+        "/v1/evaluate": {
+            "post": {
+                "operationId": "evaluate",
+                "description": "An evaluation job on a judged test set (as `biohybrid evaluate`)",
+                "requestBody": body("EvaluateRequest"),
+                "responses": {"202": accepted, **errors},
+            }
+        },
+    }
+
+
+def _service_paths() -> dict[str, Any]:
+    """Liveness, readiness, metrics and this document: no key needed."""
+
+    def plain(description: str, schema: dict[str, Any], media: str = "application/json") -> dict[str, Any]:
+        return {"description": description, "content": {media: {"schema": schema}}}
+
+    ready = {
+        "type": "object",
+        "required": ["ready"],
+        "properties": {"ready": {"type": "boolean"}, "opensearch": {"type": "string"}},
+    }
+    health = {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}
+    return {
+        "/health": {
+            "get": {
+                "operationId": "health",
+                "security": [],
+                "description": "Liveness: the process answers",
+                "responses": {"200": plain("alive", health)},
+            }
+        },
+        "/ready": {
+            "get": {
+                "operationId": "ready",
+                "security": [],
+                "description": "Readiness: OpenSearch answers within 2 s",
+                "responses": {
+                    "200": plain("ready", ready),
+                    "503": plain("OpenSearch unreachable (its error, shortened)", ready),
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "operationId": "metrics",
+                "security": [],
+                "description": "Prometheus metrics (text exposition format)",
+                "responses": {"200": plain("the metrics", {"type": "string"}, "text/plain")},
+            }
+        },
+        "/v1/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "security": [],
+                "description": "This document",
+                "responses": {"200": plain("the OpenAPI 3.1 document", {"type": "object"})},
+            }
         },
     }

@@ -3,13 +3,11 @@ status never seen is a rise that rate() sees (a series born with the burst has o
 
 from __future__ import annotations
 
-import socket
-
 from prometheus_client import CollectorRegistry
+from unit.api.unreachable import unreachable_settings
 
 from control_plane.api.app import create_app
 from control_plane.api.metrics import ERROR_STATUSES, ApiMetrics
-from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 COUNT = "biohybrid_api_request_seconds_count"
@@ -34,17 +32,7 @@ def test_a_first_burst_of_errors_rises_from_a_scraped_zero() -> None:
 
 
 def test_the_app_creates_every_routes_error_series_but_not_the_probes() -> None:
-    with socket.socket() as probe:  # a port nothing listens on: the app is built, never asked
-        probe.bind(("127.0.0.1", 0))
-        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    base = Settings()
-    settings = Settings.model_validate(
-        {
-            **base.model_dump(),
-            "opensearch": {"url": nowhere},
-            "models": {**base.models.model_dump(), "service_url": nowhere},
-        }
-    )
+    settings = unreachable_settings()  # the app is built, never asked
     app = create_app(settings, evaluation=load_evaluation_settings())
     registry = app.extensions["biohybrid.metrics"].registry
     assert all(_count(registry, "/v1/search", status) == 0.0 for status in ERROR_STATUSES)

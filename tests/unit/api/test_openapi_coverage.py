@@ -4,29 +4,18 @@ generated reference (docs/api/reference.md) and the schemathesis conformance tes
 from __future__ import annotations
 
 import re
-import socket
+
+from unit.api.unreachable import unreachable_settings
 
 from control_plane.api.app import create_app
 from control_plane.api.openapi import openapi_document
-from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 IGNORED_METHODS = {"HEAD", "OPTIONS"}
 
 
 def _served() -> set[tuple[str, str]]:
-    with socket.socket() as probe:  # a port nothing listens on: the app is built, never asked
-        probe.bind(("127.0.0.1", 0))
-        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    base = Settings()
-    settings = Settings.model_validate(
-        {
-            **base.model_dump(),
-            "opensearch": {"url": nowhere},
-            "models": {**base.models.model_dump(), "service_url": nowhere},
-        }
-    )
-    app = create_app(settings, evaluation=load_evaluation_settings())
+    app = create_app(unreachable_settings(), evaluation=load_evaluation_settings())
     return {
         (method, re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule))
         for rule in app.url_map.iter_rules()

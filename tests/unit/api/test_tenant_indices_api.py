@@ -6,40 +6,24 @@ only requests refused or planned before OpenSearch are sent."""
 from __future__ import annotations
 
 import hashlib
-import socket
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from unit.api.unreachable import unreachable_settings
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ApiKey, Settings
+from control_plane.config.settings import ApiKey
 from control_plane.evaluation.settings import load_evaluation_settings
 
 KEY = "acme-admin-key"
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def app() -> Flask:
-    nowhere = f"http://127.0.0.1:{_closed_port()}"
-    base = Settings()
     key = ApiKey(sha256=hashlib.sha256(KEY.encode()).hexdigest(), tenant="acme", role="admin")
-    settings = Settings.model_validate(
-        {
-            **base.model_dump(),
-            "opensearch": {"url": nowhere},
-            "models": {**base.models.model_dump(), "service_url": nowhere},
-            "index": {**base.index.model_dump(), "tenant_indices": True},
-            "api": {"keys": [key.model_dump()]},
-        }
-    )
+    settings = unreachable_settings(index={"tenant_indices": True}, api={"keys": [key.model_dump()]})
     evaluation = load_evaluation_settings()
     assert not evaluation.schedule.enabled
     return create_app(settings, evaluation=evaluation)

@@ -11,7 +11,7 @@ from opensearchpy import OpenSearch
 from control_plane.cluster.resources_api import get_resource, put_resource
 from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
-from control_plane.mlcommons.registry import deployed_model_ids
+from control_plane.mlcommons.registry import registered_model_ids
 from control_plane.resources.catalog import Resource, load_resources
 from control_plane.resources.drift import Difference, diff
 from control_plane.resources.versions import (
@@ -102,6 +102,6 @@ def verify_resources(
 
 
 def current_resources(client: OpenSearch, settings: Settings) -> list[Resource]:
-    """The resources as they should be now: with the ids of whichever models are deployed (what
-    `apply`, `verify`, `status` and the admin API compare the cluster with)."""
-    return load_resources(settings, deployed_model_ids(client, settings))
+    """The resources as they should be now: with the ids of the registered models, deployed or being
+    redeployed (what `apply`, `verify`, `status` and the admin API compare the cluster with)."""
+    return load_resources(settings, registered_model_ids(client, settings))

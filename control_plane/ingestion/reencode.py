@@ -21,6 +21,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.errors import BiohybridError
 from control_plane.ingestion.bulk import PreparedBatch, write_batch
+from control_plane.ingestion.commit import commit_index
 from control_plane.ingestion.encode import ModelChunkEncoder
 from control_plane.ingestion.index_models import (
     META_KEY,
@@ -120,7 +121,7 @@ def reencode(
         bar.close()
     finished = {key: value for key, value in meta.items() if key != REENCODING_KEY}
     write_meta(client, index, {**finished, META_KEY: wanted})
-    client.indices.refresh(index=index)
+    commit_index(client, index)
     summary = ReencodeSummary(
         index, wanted, total, reencoded, pending.after if pending else "", time.monotonic() - started
     )

@@ -35,6 +35,7 @@ from control_plane.ingestion.bulk import (
     write_batch,
 )
 from control_plane.ingestion.chunking import Chunk, chunk
+from control_plane.ingestion.commit import commit_index
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.index_models import claim_index
 from control_plane.ingestion.overlap import Overlapped
@@ -148,7 +149,7 @@ def ingest(
     with stage(listener, LOAD, summary.to_dict):
         _load(client, sources, preferred, options, encode, dead_letter, counter, summary, started)
     with stage(listener, REFRESH, lambda: {"chunks": summary.chunks}):
-        client.indices.refresh(index=options.index)
+        commit_index(client, options.index)
     summary.seconds = time.monotonic() - started
     summary.parse_s = summary.seconds - summary.encode_s - summary.lookup_s - summary.write_wait_s
     log.info("ingest finished", extra=summary.to_dict())

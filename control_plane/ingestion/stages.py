@@ -1,7 +1,8 @@
 """The stages of an ingest run and who hears about them: ``prepare`` (the index exists, each record's most
 complete form chosen), ``load`` (parse, chunk, encode and bulk-index every batch) and ``refresh`` (the
-new chunks become searchable). A listener (the lifecycle events, control_plane/events/ingest_stages.py)
-hears each stage start, complete with its counts, or fail with a reason; ingest itself knows no sink."""
+new chunks become searchable and are committed: control_plane/ingestion/commit.py). A listener (the
+lifecycle events, control_plane/events/ingest_stages.py) hears each stage start, complete with its
+counts, or fail with a reason; ingest itself knows no sink."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -178,6 +179,23 @@ def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredMode
 def deployed_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]:
     """``{role: model_id}`` for the roles whose model is deployed (empty before `models register`)."""
     return {m.role: m.model_id for m in models_status(client, settings) if m.state == "DEPLOYED"}
+
+
+# States in which ml-commons holds no usable model id (absent, or its registration not done).
+_WITHOUT_ID = frozenset({"NOT_REGISTERED", "REGISTERING", "REGISTER_FAILED"})
+
+
+def ids_of_registered(models: Iterable[RegisteredModel]) -> dict[str, str]:
+    """``{role: model_id}`` for every registered model, deployed or not. A pipeline names its models by
+    id whatever their deploy state: right after a node restart ml-commons redeploys them
+    (DEPLOYING, PARTIALLY_DEPLOYED), and rendering the pipelines from the deployed ones alone then drops
+    their query enrichers, so `status` reported drift and `apply` would have written the stripped form."""
+    return {m.role: m.model_id for m in models if m.state not in _WITHOUT_ID and m.model_id}
+
+
+def registered_model_ids(client: OpenSearch, settings: Settings) -> dict[str, str]:
+    """``{role: model_id}`` of the registered models (the ids the resources are rendered with)."""
+    return ids_of_registered(models_status(client, settings))
 
 
 def _describe(spec: ModelSpec, service_url: str) -> str:

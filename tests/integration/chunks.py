@@ -58,3 +58,14 @@ def refreshed_count(client: OpenSearch, index: str) -> int:
     """Documents in ``index`` once what was written is searchable."""
     client.indices.refresh(index=index)
     return int(client.count(index=index)["count"])
+
+
+def uncommitted_operations(client: OpenSearch, index: str) -> int:
+    """Operations in ``index``'s translogs not yet in a Lucene commit, over every shard copy (0 after
+    a flush): what a node killed now would replay on restart."""
+    stats = client.indices.stats(index=index, metric="translog", level="shards")
+    return sum(
+        int(copy["translog"]["uncommitted_operations"])
+        for copies in stats["indices"][index]["shards"].values()
+        for copy in copies
+    )

@@ -77,7 +77,7 @@ def client(node: str, settings: Settings) -> Iterator[OpenSearch]:
 @pytest.fixture(scope="session")
 def applied(client: OpenSearch, settings: Settings) -> Settings:
     """The project's templates and pipelines installed on the node (with the ids of whichever models
-    are deployed, so the pipelines keep their query defaults)."""
+    are registered, so the pipelines keep their query defaults)."""
     apply_resources(client, settings, current_resources(client, settings))
     return settings
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from integration.chunks import refreshed_count
+from integration.chunks import refreshed_count, uncommitted_operations
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -66,6 +66,8 @@ def test_pmc_ingest_is_idempotent_and_resumable(
     first = ingest(client, ["pmc"], options, encoder, DeadLetterFile(tmp_path / "dl.jsonl"), counter)
     assert first.documents == 8 and first.parse_errors == first.index_failures == 0
     assert first.written == first.chunks == refreshed_count(client, index)
+    # Committed, not only refreshed: a node killed now restarts without replaying (ingestion/commit.py).
+    assert uncommitted_operations(client, index) == 0
     assert first.encode_s > 0 and first.index_s > 0 and first.parse_s > 0
     # The producer's stages add up to the run; the writer's bulk time overlaps them.
     producer = first.parse_s + first.encode_s + first.lookup_s + first.write_wait_s

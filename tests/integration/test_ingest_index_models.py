@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from integration.chunks import refreshed_count
+from integration.chunks import refreshed_count, uncommitted_operations
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
@@ -175,6 +175,7 @@ def test_an_index_without_a_record_is_refused_until_reencoded(
     summary = reencode(client, index, encoding_models(settings.models), encoder, progress=False)
     assert (summary.chunks, summary.reencoded, summary.resumed_after) == (1, 1, "")
     assert recorded_models(client, index) == encoding_models(settings.models)
+    assert uncommitted_operations(client, index) == 0  # the re-encoded vectors are committed
     assert_every_vector_is_the_models(stored_chunks(client, index), encoder)
     again = ingest(client, [source], options, encoder, dead, counter)
     assert (again.written, again.unchanged) == (0, 1)

@@ -11,14 +11,14 @@ from integration.service import reapply_session_resources, running_service
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, TransportError
 
-from control_plane.cluster.manage import apply_resources
+from control_plane.cluster.manage import Action, apply_resources, current_resources, verify_resources
 from control_plane.config.settings import Settings
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.ingestion.bulk import index_batch
 from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
-from control_plane.mlcommons.ml_api import delete_connector, ml
+from control_plane.mlcommons.ml_api import delete_connector, deploy_model, ml
 from control_plane.mlcommons.registry import ROLES, model_specs, models_status, register_models
 from control_plane.models.cross_encoder import CrossEncoderScorer
 from control_plane.models.dense import DenseEncoder
@@ -65,6 +65,27 @@ def test_registration_is_idempotent_and_deployed(
     assert again == model_ids
     status = models_status(client, service_settings)
     assert {m.role: m.state for m in status} == {role: "DEPLOYED" for role in ROLES}
+
+
+def test_a_model_not_deployed_at_the_moment_is_no_drift(
+    client: OpenSearch, service_settings: Settings, model_ids: dict[str, str]
+) -> None:
+    """After a node restart ml-commons redeploys its models, and for a while one is not DEPLOYED: verify
+    must not call the pipelines drifted, nor apply rewrite them without the query enricher that names it
+    (seen: `make cluster-up`'s status listed the four hybrid pipelines as drift, and CI run 5's
+    test_apply_verify met the same). Here the dense model is undeployed for real, then deployed again."""
+    before = current_resources(client, service_settings)
+    ml(client).undeploy_model(model_id=model_ids["dense"])
+    try:
+        states = {m.role: m.state for m in models_status(client, service_settings)}
+        assert states["dense"] != "DEPLOYED"
+        now = current_resources(client, service_settings)
+        assert [(r.label, r.body) for r in now] == [(r.label, r.body) for r in before]
+        assert not [label for label, diffs in verify_resources(client, now).items() if diffs]
+        results = apply_resources(client, service_settings, now)
+        assert [r.label for r in results if r.action is not Action.UNCHANGED] == []
+    finally:
+        deploy_model(client, model_ids["dense"], timeout_s=60)
 
 
 def test_ingest_pipeline_gives_the_python_paths_vectors(

@@ -43,6 +43,7 @@ from control_plane.cluster.status import read_status
 from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.ingestion.bulk import DeadLetterFile
+from control_plane.ingestion.commit import commit_index
 from control_plane.ingestion.run import IngestSummary
 from control_plane.query.components import text_search_body
 from control_plane.resilience.retry import retry_transient
@@ -184,7 +185,10 @@ def node_kill(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Ite
     client = cluster.client
     solo = session_index("cluster-solo")
     client.indices.create(index=solo, body={"settings": {"index": {"number_of_replicas": 0}}})
-    client.reindex(body={"source": {"index": cluster.reference_index}, "dest": {"index": solo}}, refresh=True)
+    client.reindex(body={"source": {"index": cluster.reference_index}, "dest": {"index": solo}})
+    # Committed as an ingest leaves an index: the kill below must not make its shard replay a translog
+    # into re-built segments, whose tie order would differ from the answers before (ingestion/commit.py).
+    commit_index(client, solo)
     wait_for_green(client)
     searcher = Searcher(cluster, solo)
     before = searcher.round("before")

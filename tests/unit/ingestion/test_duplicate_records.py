@@ -75,6 +75,9 @@ class _Indices:
     def refresh(self, index: str) -> None:
         return None
 
+    def flush(self, index: str) -> None:
+        return None
+
 
 class _Client:
     indices = _Indices()

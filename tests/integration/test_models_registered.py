@@ -72,8 +72,8 @@ def test_a_model_not_deployed_at_the_moment_is_no_drift(
 ) -> None:
     """After a node restart ml-commons redeploys its models, and for a while one is not DEPLOYED: verify
     must not call the pipelines drifted, nor apply rewrite them without the query enricher that names it
-    (seen: `make cluster-up`'s status listed the four hybrid pipelines as drift, and CI run 5's
-    test_apply_verify met the same). Here the dense model is undeployed for real, then deployed again."""
+    (seen: `make cluster-up`'s status listed the four hybrid pipelines as drift, the four CI run 5's
+    test_apply_verify found drifted). Here the dense model is undeployed for real, then deployed again."""
     before = current_resources(client, service_settings)
     ml(client).undeploy_model(model_id=model_ids["dense"])
     try:

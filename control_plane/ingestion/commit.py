@@ -1,4 +1,5 @@
-"""The end of every write to a chunk index: searchable and committed.
+"""The end of an ingest or a re-encode: the chunk index searchable and committed. (The benchmarks'
+throwaway copies only refresh: their timings measure the copy, and no node is killed under them.)
 
 A refresh makes the new chunks searchable; a flush then commits them to Lucene and empties the
 translog. Without the commit, a node killed after an ingest replays its translog on restart, so its

@@ -1,26 +1,35 @@
 """What the clinical search pipelines' two models compute (the inference service serves them to
 ml-commons; control_plane/inference/clinical.py).
 
-Request side, ``rewrite``: a client's plain query — ``{"match": {"text": "..."}}``, or a ``bool`` whose
-``must`` is that match and whose ``filter`` holds the client's filters — becomes the product's hybrid
-query (control_plane/query/components.py ``product_text_hybrid``): field weights, candidate depth, and
-the client's filters on every sub-query, plus the source restriction the question's intents ask for
-(the same ``plan_clinical`` /v1/search runs). The client's filters are only ever added to, so a pipeline
-never widens what a request may see.
+Request side, ``rewrite``: a client's search request — its query in any form
+control_plane/clinical/client_forms.py reads (a match or multi_match, in a bool with filters, or a hybrid
+with the client's knn) — becomes the product's hybrid query (control_plane/query/components.py
+``product_text_hybrid``): field weights, candidate depth, and the client's filters on every sub-query,
+plus the source restriction the question's intents ask for (the same ``plan_clinical`` /v1/search
+runs). The client's filters are only ever added to, so a pipeline never widens what a request may see.
 
 Response side, ``route``: the fused window's hits (the routing fields of each ``_source``: chunk_id,
 doc_id, intent_hint, is_table, near_empty, and the fused score that a
 ``rerank by_field ... keep_previous_score`` step wrote as ``previous_score``, since ml_inference cannot
 read ``_score``) and the request's query give each hit its routed score (control_plane/clinical/routing.py,
-the same formula /v1/search applies), and a short note of the route applied to it.
+the same formula /v1/search applies), and a short note of the route applied to it. The rewrite adds
+those fields to a client's ``_source`` (``with_routing_fields``), so routing holds whatever the client
+asks to see; the hits then carry them too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any, Final
 
+from control_plane.clinical.client_forms import (
+    ClientQuery,
+    PipelineQueryError,
+    client_query,
+    filters_sources,
+)
 from control_plane.clinical.intents import IntentConfig
 from control_plane.clinical.planning import ClinicalPlan, plan_clinical
 from control_plane.clinical.routing import (
@@ -31,37 +40,36 @@ from control_plane.clinical.routing import (
     topical_documents,
 )
 from control_plane.config.settings import FacetSettings, SectionRoutingSettings
-from control_plane.errors import ClientError
 from control_plane.query.components import product_text_hybrid
 
-TEXT_FIELD: Final = "text"
 SOURCE_FIELD: Final = "source"
 SCORE_FIELD: Final = "previous_score"
-_FORM = (
-    'send {"match": {"text": "<question>"}}, or {"bool": {"must": [{"match": {"text": "<question>"}}], '
-    '"filter": [...]}} to add filters'
-)
+BM25_CLAUSE_NAME: Final = "bm25"
+# What the route model reads of each hit (and the field the first rerank step sorts by, so it writes
+# each hit's fused score to previous_score): the rewrite adds them to a client's _source.
+ROUTING_FIELDS: Final = ("chunk_id", "doc_id", "start", "intent_hint", "is_table", "near_empty")
 
-
-class PipelineQueryError(ClientError, ValueError):
-    """The client's query is not a form the clinical pipelines read; the message says which form is."""
-
-
-@dataclass(frozen=True)
-class ClientQuery:
-    """A client's question and its own filter clauses."""
-
-    text: str
-    filters: tuple[Mapping[str, Any], ...] = ()
+__all__ = [
+    "ClientQuery",
+    "PipelineQueryError",
+    "Rewrite",
+    "Route",
+    "client_query",
+    "plain_rewrite",
+    "rewrite",
+    "route",
+]
 
 
 @dataclass(frozen=True)
 class Rewrite:
-    """The hybrid query to run, the question (for a rerank's query context) and the plan behind it."""
+    """The hybrid query to run, the question (for a rerank's query context), the plan behind it and the
+    ``_source`` the request must fetch (the client's, with the routing fields added)."""
 
     query: dict[str, Any]
     text: str
     plan: ClinicalPlan
+    source: Any = True
 
 
 @dataclass(frozen=True)
@@ -70,96 +78,123 @@ class Route:
 
     scores: tuple[float, ...]
     notes: tuple[str, ...]
+    unrouted: str | None = None  # why routing did not run (a metric label), None when it did
 
 
-def _as_list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else [value]
+def page_window(request: Mapping[str, Any], depth: int) -> None:
+    """Refuse what the pipelines cannot serve: ``from`` past the first page (they route one fused
+    window, the first), more hits than the candidate depth fuses, and ``highlight`` (OpenSearch 3.6
+    returns no highlights for a hybrid query, checked on the local node: neural-search issue 1215)."""
+    if request.get("highlight") is not None:
+        raise PipelineQueryError(
+            "the clinical pipelines answer with a hybrid query, for which OpenSearch returns no highlights "
+            "(neural-search issue 1215): leave highlight out and mark the question's words on the client"
+        )
+    start = request.get("from")
+    if isinstance(start, int) and start > 0:
+        raise PipelineQueryError(
+            f"the clinical pipelines route the first page only, got from={start}: ask for from + size "
+            f"hits with from 0 (at most {depth}) and page on the client"
+        )
+    size = request.get("size")
+    if isinstance(size, int) and size > depth:
+        raise PipelineQueryError(
+            f"the clinical pipelines answer at most {depth} hits (the candidate depth they fuse), "
+            f"got size={size}: ask for {depth} or fewer"
+        )
 
 
-def match_text(clause: Mapping[str, Any]) -> str | None:
-    """The question of a ``match`` on ``text`` (short or long form), else None."""
-    match = clause.get("match")
-    if not isinstance(match, Mapping) or set(match) != {TEXT_FIELD}:
-        return None
-    value = match[TEXT_FIELD]
-    text = value.get("query") if isinstance(value, Mapping) else value
-    return text if isinstance(text, str) and text.strip() else None
-
-
-def client_query(query: Mapping[str, Any]) -> ClientQuery:
-    """Read the client's query; anything else is refused with the form to send."""
-    text = match_text(query)
-    if text is not None:
-        return ClientQuery(text)
-    clause = query.get("bool")
-    if not isinstance(clause, Mapping) or len(query) != 1:
-        raise PipelineQueryError(f"the clinical pipelines read a question, got {sorted(query)}: {_FORM}")
-    extra = sorted(set(clause) - {"must", "filter", "boost", "adjust_pure_negative"})
-    if extra:
-        raise PipelineQueryError(f"the pipelines take a bool's must and filter, not {extra}: {_FORM}")
-    musts = [text for text in map(match_text, _as_list(clause.get("must", []))) if text is not None]
-    if len(musts) != 1 or len(_as_list(clause.get("must", []))) != 1:
-        raise PipelineQueryError(f"a bool's must needs exactly one match on text: {_FORM}")
-    filters = tuple(f for f in _as_list(clause.get("filter", [])) if isinstance(f, Mapping))
-    return ClientQuery(musts[0], filters)
-
-
-def filters_sources(filters: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether the client's own filters already choose sources (then no intent narrows them)."""
-    for clause in filters:
-        for kind in ("term", "terms"):
-            body = clause.get(kind)
-            if isinstance(body, Mapping) and SOURCE_FIELD in body:
-                return True
-    return False
+def with_routing_fields(source: Any) -> Any:
+    """A request's ``_source`` (as OpenSearch serialises it) widened to the fields routing reads:
+    ``false`` becomes those fields; a list of includes gains them; an exclude that names or matches one
+    is dropped. No ``_source`` (None) stays None: the whole _source is fetched."""
+    if source is None or source is True:
+        return source
+    if source is False:
+        return {"includes": list(ROUTING_FIELDS), "excludes": []}
+    if isinstance(source, str):
+        source = {"includes": [source]}
+    if isinstance(source, list):
+        source = {"includes": source}
+    if not isinstance(source, Mapping):
+        raise PipelineQueryError(
+            f"_source must be a boolean, a field list or includes/excludes, got {source!r}"
+        )
+    includes = [str(i) for i in source.get("includes", source.get("include", []))]
+    excludes = [str(e) for e in source.get("excludes", source.get("exclude", []))]
+    if includes:
+        includes += [field for field in ROUTING_FIELDS if field not in includes]
+    kept = [e for e in excludes if not any(fnmatchcase(field, e) for field in ROUTING_FIELDS)]
+    return {"includes": includes, "excludes": kept}
 
 
 def rewrite(
-    query: Mapping[str, Any],
+    request: Mapping[str, Any],
     config: IntentConfig,
     facets: FacetSettings,
     depth: int,
     ef_search: int | None = None,
 ) -> Rewrite:
-    """The product's hybrid query for a client's plain query (see the module docstring)."""
-    client = client_query(query)
+    """The product's hybrid query for a client's search request (its ``query`` in any form
+    client_forms reads), and the ``_source`` routing needs (see the module docstring)."""
+    page_window(request, depth)
+    client = client_query(request.get("query"))
     plan = plan_clinical(client.text, config, facets, sources_filtered=filters_sources(client.filters))
     filters = list(client.filters)
     if plan.sources:
         filters.append({"terms": {SOURCE_FIELD: list(plan.sources)}})
     semantic = plan.semantic_text(client.text)
     hybrid = product_text_hybrid(client.text, depth, filters, ef_search, plan.bm25_fields, semantic)
-    return Rewrite(query=hybrid, text=client.text, plan=plan)
+    return Rewrite(
+        query=hybrid, text=client.text, plan=plan, source=with_routing_fields(request.get("_source"))
+    )
 
 
-def plain_rewrite(query: Mapping[str, Any], depth: int, ef_search: int | None = None) -> Rewrite:
+def plain_rewrite(request: Mapping[str, Any], depth: int, ef_search: int | None = None) -> Rewrite:
     """The hybrid query without any clinical step: what a rewrite degrades to when the clinical step
     fails (the client's filters kept, no intent's restriction, the base field weights)."""
-    client = client_query(query)
+    page_window(request, depth)
+    client = client_query(request.get("query"))
     hybrid = product_text_hybrid(client.text, depth, client.filters, ef_search)
-    return Rewrite(query=hybrid, text=client.text, plan=ClinicalPlan())
+    return Rewrite(
+        query=hybrid,
+        text=client.text,
+        plan=ClinicalPlan(),
+        source=with_routing_fields(request.get("_source")),
+    )
+
+
+def _named_bm25(clause: Any) -> str | None:
+    """The question of the rewrite's BM25 clause (a multi_match named bm25) anywhere in ``clause``:
+    OpenSearch may have wrapped it (a hybrid's filter is pushed into each sub-query)."""
+    if isinstance(clause, list):
+        return next((q for q in map(_named_bm25, clause) if q is not None), None)
+    if not isinstance(clause, Mapping):
+        return None
+    multi = clause.get("multi_match")
+    if (
+        isinstance(multi, Mapping)
+        and multi.get("_name") == BM25_CLAUSE_NAME
+        and isinstance(multi.get("query"), str)
+    ):
+        return str(multi["query"])
+    return next((q for q in map(_named_bm25, clause.values()) if q is not None), None)
 
 
 def question_text(query: Mapping[str, Any]) -> str:
-    """The question inside the request the response side sees: the hybrid query's named BM25 clause
-    (the rewrite ran), or the client's own query (it did not)."""
-    hybrid = query.get("hybrid")
-    if isinstance(hybrid, Mapping):
-        for clause in hybrid.get("queries", []):
-            multi = clause.get("multi_match") if isinstance(clause, Mapping) else None
-            if isinstance(multi, Mapping) and isinstance(multi.get("query"), str):
-                return str(multi["query"])
-        raise PipelineQueryError("the hybrid query has no multi_match clause to read the question from")
-    return client_query(query).text
+    """The question inside the request the response side sees: the rewrite's named BM25 clause (the
+    rewrite ran), or the client's own query (it did not)."""
+    text = _named_bm25(query)
+    return text if text is not None else client_query(query).text
+
+
+def missing_fields(hits: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The routing fields some hit lacks (doc_id, and the fused score the first rerank step writes)."""
+    return [name for name in ("doc_id", SCORE_FIELD) if any(hit.get(name) is None for hit in hits)]
 
 
 def candidate(hit: Mapping[str, Any], index: int) -> Candidate:
-    """What routing needs of a hit's _source; a hit without its fused score or ids is refused by name."""
-    missing = [name for name in ("doc_id", SCORE_FIELD) if hit.get(name) is None]
-    if missing:
-        raise PipelineQueryError(
-            f"hit {index} has no {missing}: keep doc_id, start, intent_hint, is_table, near_empty in _source"
-        )
+    """What routing needs of a hit's _source (``missing_fields`` found it there)."""
     return Candidate(
         chunk_id=str(hit.get("chunk_id") or f"hit-{index}"),
         doc_id=str(hit["doc_id"]),
@@ -168,6 +203,18 @@ def candidate(hit: Mapping[str, Any], index: int) -> Candidate:
         is_table=bool(hit.get("is_table")),
         near_empty=bool(hit.get("near_empty")),
     )
+
+
+def unrouted(hits: Sequence[Mapping[str, Any]], reason: str, why: str) -> Route:
+    """The answer when routing cannot run on these hits: the order they came in (the fused order when
+    the fused score is missing, since the step that writes it is what failed; else by fused score), and
+    a note on every hit saying why nothing was routed."""
+    scores = [hit.get(SCORE_FIELD) for hit in hits]
+    if all(isinstance(score, int | float) for score in scores):
+        kept = tuple(float(score) for score in scores)  # type: ignore[arg-type]
+    else:
+        kept = tuple(float(len(hits) - index) for index in range(len(hits)))
+    return Route(scores=kept, notes=tuple(f"not routed: {why}" for _ in hits), unrouted=reason)
 
 
 def route(
@@ -180,10 +227,16 @@ def route(
     """Routed scores for the window's hits (any order: they are ranked by fused score first, ties in
     the order given), as /v1/search routes its fused list: the first ``params.depth`` are its fused list
     and the hits below stand for its section fetch (a routed section enters with its lift alone; the
-    rest keep ``score / best`` under them). With no boost, the fused scores unchanged."""
+    rest keep ``score / best`` under them). With no boost, the fused scores unchanged. Hits that lack a
+    routing field are answered ``unrouted``, never refused: the pipeline would drop the refusal and
+    answer without a word (its response steps ignore failures so that a search still answers)."""
+    missing = missing_fields(hits)
+    if missing:
+        why = f"hits lack {missing} in _source (keep {list(ROUTING_FIELDS)})"
+        return unrouted(hits, "missing_fields", why)
     candidates = [candidate(hit, index) for index, hit in enumerate(hits)]
     if len({c.chunk_id for c in candidates}) != len(candidates):
-        raise PipelineQueryError("two hits share a chunk_id: route one index's hits at a time")
+        return unrouted(hits, "duplicate_ids", "two hits share a chunk_id (route one index's hits at a time)")
     plan = plan_clinical(question_text(query), config, facets)
     ranked = sorted(candidates, key=lambda c: -c.score)  # stable: ties keep the order given
     considered, below = ranked[: params.depth], ranked[params.depth :]

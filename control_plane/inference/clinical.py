@@ -1,14 +1,18 @@
 """The clinical search pipelines' two models, served beside the encoders (control_plane/clinical/pipeline.py
 computes; this module validates and answers in the shapes the pipelines' ml_inference processors map).
 
-* ``POST /v1/clinical/rewrite`` ``{"query": <the client's query>, "depth", "ef_search"?}`` →
-  ``{"query": <the product's hybrid query>, "query_text", "intents": [...], "degraded": bool}``. A client
-  query of another form is a 400 naming the form to send. If the clinical step fails (or the fault
+* ``POST /v1/clinical/rewrite`` ``{"request": <the client's search request>, "depth", "ef_search"?}`` →
+  ``{"query": <the product's hybrid query>, "source": <the _source to fetch>, "query_text",
+  "intents": [...], "degraded": bool}``. A client query of another form, or a page the pipelines cannot
+  route, is a 400 naming what to send. If the clinical step fails (or the fault
   switch fails it), the plain hybrid query is answered and counted in
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
   query>, "weight", "min_topicality", "max_documents", "depth"}`` → ``{"scores": [...], "notes": [...]}``,
-  one of each per hit in the hits' order.
+  one of each per hit in the hits' order. Hits it cannot route (a routing field missing) are answered
+  in their order with a note saying why on each, and counted in
+  ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a refusal, which the
+  pipeline's response step would drop without a word.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ class _Body(BaseModel):
 
 
 class RewriteBody(_Body):
-    query: dict[str, Any]
+    request: dict[str, Any]
     depth: int = Field(ge=1, le=10_000)
     ef_search: int | None = Field(None, ge=1, le=100_000)
 
@@ -83,7 +87,7 @@ def register_clinical_routes(
                 if faults is not None and faults.take("clinical_rewrite") is not None:
                     metrics.injected_faults.labels("clinical_rewrite").inc()
                     raise RuntimeError("injected fault")
-                done = rewrite(req.query, config, _CHUNK_FACETS, req.depth, req.ef_search)
+                done = rewrite(req.request, config, _CHUNK_FACETS, req.depth, req.ef_search)
             except RequestError:
                 raise
             except PipelineQueryError as exc:  # the client's query form: its message says what to send
@@ -91,9 +95,20 @@ def register_clinical_routes(
             except Exception as exc:  # the clinical step broke: plain hybrid search is still served
                 log.warning("clinical rewrite degraded", extra={"error": f"{type(exc).__name__}: {exc}"})
                 metrics.clinical_degraded.labels("clinical_rewrite", "error").inc()
-                done, degraded = plain_rewrite(req.query, req.depth, req.ef_search), True
+                try:
+                    done = plain_rewrite(req.request, req.depth, req.ef_search)
+                except PipelineQueryError as refused:
+                    raise RequestError(400, str(refused)) from None
+                degraded = True
             intents = [intent.name for intent in done.plan.intents]
-            return {"query": done.query, "query_text": done.text, "intents": intents, "degraded": degraded}
+            return {
+                "query": done.query,
+                # ml_inference writes it only where the request has a _source (else all of it is fetched)
+                "source": done.source if done.source is not None else True,
+                "query_text": done.text,
+                "intents": intents,
+                "degraded": degraded,
+            }
 
         return timed("clinical_rewrite", MODEL_LABEL, answer)
 
@@ -116,6 +131,9 @@ def register_clinical_routes(
                 routed = route(req.hits, req.query, config, _CHUNK_FACETS, params)
             except PipelineQueryError as exc:
                 raise RequestError(400, str(exc)) from None
+            if routed.unrouted is not None:
+                log.warning("clinical route not applied", extra={"reason": routed.notes[0]})
+                metrics.clinical_degraded.labels("clinical_route", routed.unrouted).inc()
             return {"scores": [round(s, 7) for s in routed.scores], "notes": list(routed.notes)}
 
         return timed("clinical_route", MODEL_LABEL, answer)

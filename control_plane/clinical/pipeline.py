@@ -48,6 +48,18 @@ BM25_CLAUSE_NAME: Final = "bm25"
 # What the route model reads of each hit (and the field the first rerank step sorts by, so it writes
 # each hit's fused score to previous_score): the rewrite adds them to a client's _source.
 ROUTING_FIELDS: Final = ("chunk_id", "doc_id", "start", "intent_hint", "is_table", "near_empty")
+# What each hit's ``metadata`` object holds (the fields a RAG library's document shows as its metadata:
+# LlamaIndex needs the object, LangChain reads it), where the hit has them, with the routing note and
+# the fused score.
+METADATA_FIELDS: Final = (
+    "doc_id",
+    "chunk_id",
+    "source",
+    "section",
+    "section_label",
+    "is_table",
+    "intent_hint",
+)
 
 __all__ = [
     "ClientQuery",
@@ -79,6 +91,17 @@ class Route:
     scores: tuple[float, ...]
     notes: tuple[str, ...]
     unrouted: str | None = None  # why routing did not run (a metric label), None when it did
+
+    def metadata(self, hits: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Each hit's ``metadata`` object (``METADATA_FIELDS`` it has, its note and fused score)."""
+        return [
+            {
+                **{name: hit[name] for name in METADATA_FIELDS if hit.get(name) is not None},
+                "clinical_route": note,
+                **({"fused_score": hit[SCORE_FIELD]} if hit.get(SCORE_FIELD) is not None else {}),
+            }
+            for hit, note in zip(hits, self.notes, strict=True)
+        ]
 
 
 def page_window(request: Mapping[str, Any], depth: int) -> None:

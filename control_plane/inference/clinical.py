@@ -8,9 +8,10 @@ computes; this module validates and answers in the shapes the pipelines' ml_infe
   switch fails it), the plain hybrid query is answered and counted in
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
-  query>, "weight", "min_topicality", "max_documents", "depth"}`` → ``{"scores": [...], "notes": [...]}``,
-  one of each per hit in the hits' order. Hits it cannot route (a routing field missing) are answered
-  in their order with a note saying why on each, and counted in
+  query>, "weight", "min_topicality", "max_documents", "depth"}`` → ``{"scores": [...], "notes": [...],
+  "metadata": [...]}``, one of each per hit in the hits' order (``metadata``: the object a RAG library's
+  document shows, control_plane/clinical/pipeline.py ``Route.metadata``). Hits it cannot route (a
+  routing field missing) are answered in their order with a note saying why on each, and counted in
   ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a refusal, which the
   pipeline's response step would drop without a word.
 """
@@ -134,6 +135,10 @@ def register_clinical_routes(
             if routed.unrouted is not None:
                 log.warning("clinical route not applied", extra={"reason": routed.notes[0]})
                 metrics.clinical_degraded.labels("clinical_route", routed.unrouted).inc()
-            return {"scores": [round(s, 7) for s in routed.scores], "notes": list(routed.notes)}
+            return {
+                "scores": [round(s, 7) for s in routed.scores],
+                "notes": list(routed.notes),
+                "metadata": routed.metadata(req.hits),
+            }
 
         return timed("clinical_route", MODEL_LABEL, answer)

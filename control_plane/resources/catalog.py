@@ -28,6 +28,11 @@ from control_plane.resources.sparse import embedding_field, sparse_field, sparse
 
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
+# The clinical pipelines' form for Haystack: a Haystack Document reads its text from `content` and its
+# id from `id` (everything else of _source becomes its meta), so the hits' `text` and `chunk_id` are
+# renamed last. A client names the pipeline; nothing else changes on it.
+HAYSTACK_SUFFIX = "-haystack"
+HAYSTACK_FIELDS = {"text": "content", "chunk_id": "id"}
 ENCODER_ROLES = ("dense", "sparse")
 CLINICAL_ROLES = ("clinical_rewrite", "clinical_route")
 # The clinical forms of the hybrid pipelines (processors in search_pipelines/clinical/processors.json).
@@ -125,7 +130,11 @@ def clinical_forms(
     ``-rerank`` form when a rerank model is registered."""
     path = root / CLINICAL_PROCESSORS
     fragment = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(CLINICAL_PROCESSORS))
-    forms = [Resource(ResourceKind.SEARCH_PIPELINE, name, with_clinical(pipeline, fragment))]
+    clinical = with_clinical(pipeline, fragment)
+    forms = [
+        Resource(ResourceKind.SEARCH_PIPELINE, name, clinical),
+        Resource(ResourceKind.SEARCH_PIPELINE, name + HAYSTACK_SUFFIX, with_haystack_fields(clinical)),
+    ]
     if rerank_id is not None:
         reranked = with_clinical(with_rerank(pipeline, rerank_id), fragment, rerank=True)
         forms.append(Resource(ResourceKind.SEARCH_PIPELINE, name + RERANK_SUFFIX, reranked))
@@ -157,6 +166,20 @@ def with_clinical(
         *fragment["response_processors"],
     ]
     return clinical
+
+
+def with_haystack_fields(pipeline: dict[str, Any]) -> dict[str, Any]:
+    """The Haystack form of a pipeline: its hits' ``text`` and ``chunk_id`` renamed to what a Haystack
+    Document reads (``HAYSTACK_FIELDS``), after every other response step."""
+    renamed = copy.deepcopy(pipeline)
+    renamed["description"] = (
+        f"{pipeline.get('description', '')} For Haystack: a hit's text is its content, its chunk_id its id."
+    )
+    renamed.setdefault("response_processors", []).extend(
+        {"rename_field": {"field": field, "target_field": target, "ignore_missing": True}}
+        for field, target in HAYSTACK_FIELDS.items()
+    )
+    return renamed
 
 
 def sparse_two_phase_processor(two_phase: SparseTwoPhaseSettings) -> dict[str, Any]:

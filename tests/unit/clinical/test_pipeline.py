@@ -146,3 +146,21 @@ def test_a_highlight_is_refused_rather_than_dropped() -> None:
         rewrite(
             {"query": {"match": {"text": "dose"}}, "highlight": {"fields": {"text": {}}}}, CONFIG, FACETS, 100
         )
+
+
+def test_each_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score() -> None:
+    hits = [{**_hit("A:0", "A", 0.8), "source": "ctgov", "section": "ae"}, {"doc_id": "B"}]
+    routed = route(hits[:1], {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
+    assert routed.metadata(hits[:1]) == [
+        {
+            "doc_id": "A",
+            "chunk_id": "A:0",
+            "source": "ctgov",
+            "section": "ae",
+            "is_table": False,
+            "clinical_route": routed.notes[0],
+            "fused_score": 0.8,
+        }
+    ]
+    unrouted = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
+    assert unrouted.metadata(hits)[1] == {"doc_id": "B", "clinical_route": unrouted.notes[1]}

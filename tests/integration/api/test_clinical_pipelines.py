@@ -20,6 +20,8 @@ from opensearchpy.exceptions import TransportError
 from prometheus_client.parser import text_string_to_metric_families
 
 from control_plane.api.app import create_app
+from control_plane.benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
+from control_plane.benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.query.components import product_text_hybrid
 from control_plane.testsets.catalog import load_test_set
@@ -136,62 +138,10 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
     }
 
 
-# Each form a client or library sends (../shared/notes/rag-client-bodies.md), built around question Q.
-# The vector of a client's knn is replaced by the product's query, so any 384 floats do.
-_VECTOR = [0.01] * 384
-_NARROW = ["doc_id", "chunk_id", "section", "section_label", "text", "is_table"]
-FORMS: dict[str, Any] = {
-    "bool filter (terms)": lambda q: {
-        "query": {
-            "bool": {"must": [{"match": {"text": q}}], "filter": [{"terms": {"source": ["ctgov", "pmc"]}}]}
-        }
-    },
-    "bool filter (nested bool, must_not)": lambda q: {
-        "query": {
-            "bool": {
-                "must": {"match": {"text": {"query": q}}},
-                "filter": {"bool": {"should": [{"term": {"source": "ctgov"}}, {"term": {"source": "pmc"}}]}},
-                "must_not": [{"term": {"source": "nfcorpus"}}],
-            }
-        }
-    },
-    "narrow _source list": lambda q: {"_source": _NARROW, "query": {"match": {"text": q}}},
-    "_source false": lambda q: {"_source": False, "query": {"match": {"text": q}}},
-    "track_total_hits": lambda q: {"track_total_hits": True, "query": {"match": {"text": q}}},
-    "Haystack BM25 multi_match": lambda q: {
-        "query": {"bool": {"must": [{"multi_match": {"query": q, "fuzziness": 0, "type": "most_fields"}}]}}
-    },
-    "LlamaIndex text_search": lambda q: {"query": {"bool": {"must": {"match": {"text": {"query": q}}}}}},
-    "LlamaIndex text_search + metadata filter": lambda q: {
-        "query": {
-            "bool": {
-                "must": {"match": {"text": {"query": q}}},
-                "filter": [{"bool": {"must": [{"terms": {"metadata.source.keyword": ["ctgov", "pmc"]}}]}}],
-            }
-        }
-    },
-    "LlamaIndex hybrid": lambda q: {
-        "query": {
-            "hybrid": {
-                "queries": [
-                    {"bool": {"must": {"match": {"text": {"query": q}}}}},
-                    {"knn": {"embedding": {"vector": _VECTOR, "k": 5}}},
-                ]
-            }
-        }
-    },
-    "LangChain hybrid_search": lambda q: {
-        "_source": {"excludes": ["vector_field"]},
-        "query": {
-            "hybrid": {
-                "queries": [
-                    {"match": {"text": {"query": q}}},
-                    {"knn": {"vector_field": {"vector": _VECTOR, "k": 5}}},
-                ]
-            }
-        },
-    },
-}
+# Each form a client or library sends (the one list: the client-forms benchmark reports the same).
+FORMS = {name: form for name, form in CLIENT_FORMS.items() if name != PLAIN}
+_VECTOR = CLIENT_VECTOR
+_NARROW = NARROW_SOURCE
 
 
 def _form_hits(client: OpenSearch, index: str, pipeline: str, body: dict[str, Any]) -> list[dict[str, Any]]:

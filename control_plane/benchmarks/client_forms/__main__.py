@@ -1,0 +1,3 @@
+from control_plane.benchmarks.client_forms.cli import main
+
+raise SystemExit(main())

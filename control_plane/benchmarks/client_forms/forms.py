@@ -1,0 +1,74 @@
+"""The search bodies clients and RAG libraries send a clinical pipeline, one builder per form, each
+around a question (../shared/notes/rag-client-bodies.md has the bodies as captured). The plain form is
+the documented one; every other must rank as it does (tests/integration/api/test_clinical_pipelines.py,
+and the benchmark's report)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+Form = Callable[[str], dict[str, Any]]
+# A client's own query vector is replaced by the product's query: any 384 floats stand for one.
+CLIENT_VECTOR: Final = [0.01] * 384
+NARROW_SOURCE: Final = ["doc_id", "chunk_id", "section", "section_label", "text", "is_table"]
+PLAIN: Final = "plain match"
+
+
+def _plain(question: str) -> dict[str, Any]:
+    return {"query": {"match": {"text": question}}}
+
+
+FORMS: Final[dict[str, Form]] = {
+    PLAIN: _plain,
+    "bool filter (terms)": lambda q: {
+        "query": {
+            "bool": {"must": [{"match": {"text": q}}], "filter": [{"terms": {"source": ["ctgov", "pmc"]}}]}
+        }
+    },
+    "bool filter (nested bool, must_not)": lambda q: {
+        "query": {
+            "bool": {
+                "must": {"match": {"text": {"query": q}}},
+                "filter": {"bool": {"should": [{"term": {"source": "ctgov"}}, {"term": {"source": "pmc"}}]}},
+                "must_not": [{"term": {"source": "nfcorpus"}}],
+            }
+        }
+    },
+    "narrow _source list": lambda q: {"_source": NARROW_SOURCE, **_plain(q)},
+    "_source false": lambda q: {"_source": False, **_plain(q)},
+    "track_total_hits": lambda q: {"track_total_hits": True, **_plain(q)},
+    "Haystack BM25 multi_match": lambda q: {
+        "query": {"bool": {"must": [{"multi_match": {"query": q, "fuzziness": 0, "type": "most_fields"}}]}}
+    },
+    "LlamaIndex text_search body": lambda q: {"query": {"bool": {"must": {"match": {"text": {"query": q}}}}}},
+    "LlamaIndex text_search body + metadata filter": lambda q: {
+        "query": {
+            "bool": {
+                "must": {"match": {"text": {"query": q}}},
+                "filter": [{"bool": {"must": [{"terms": {"metadata.source.keyword": ["ctgov", "pmc"]}}]}}],
+            }
+        }
+    },
+    "LlamaIndex hybrid body": lambda q: {
+        "query": {
+            "hybrid": {
+                "queries": [
+                    {"bool": {"must": {"match": {"text": {"query": q}}}}},
+                    {"knn": {"embedding": {"vector": CLIENT_VECTOR, "k": 5}}},
+                ]
+            }
+        }
+    },
+    "LangChain hybrid_search body": lambda q: {
+        "_source": {"excludes": ["vector_field"]},
+        "query": {
+            "hybrid": {
+                "queries": [
+                    {"match": {"text": {"query": q}}},
+                    {"knn": {"vector_field": {"vector": CLIENT_VECTOR, "k": 5}}},
+                ]
+            }
+        },
+    },
+}

@@ -12,9 +12,10 @@ the question as text; everything else that restricts (a bool's ``filter`` and ``
   field weights apply);
 * ``neural`` / ``neural_sparse`` with a ``query_text`` — the explicit product query's own clauses;
 * ``bool`` whose ``must`` holds exactly one of these (nested bools too), with ``filter`` / ``must_not``;
-* ``hybrid`` of such clauses and client ``knn`` clauses — LlamaIndex's and LangChain's hybrid modes: the
-  client's vector is replaced by the product's own dense query of the question (the client's embedding
-  model is not the index's), its filters kept.
+* ``hybrid`` of such clauses and client ``knn`` clauses (or ``neural`` / ``neural_sparse`` with a
+  pre-encoded vector or tokens) — LlamaIndex's and LangChain's hybrid modes: the client's vector is
+  replaced by the product's own query of the question (the client's embedding model is not the
+  index's), its filters kept.
 
 A field named the way LlamaIndex names its metadata (``metadata.<field>`` or ``metadata.<field>.keyword``)
 is read as the chunk's own ``<field>``. Anything else is refused by name, with the form to send.
@@ -38,7 +39,8 @@ FORM: Final = (
 )
 _BOOL_KEYS: Final = frozenset({"must", "filter", "must_not", "boost", "adjust_pure_negative", "_name"})
 _HYBRID_KEYS: Final = frozenset({"queries", "filter", "pagination_depth", "boost", "_name"})
-_VECTOR_KINDS: Final = frozenset({"knn"})
+# Clauses that search by a client's own vector (or pre-encoded tokens): replaced inside a hybrid.
+_VECTOR_KINDS: Final = frozenset({"knn", "neural", "neural_sparse"})
 
 
 class PipelineQueryError(ClientError, ValueError):

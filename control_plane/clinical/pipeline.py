@@ -81,7 +81,7 @@ class Rewrite:
     query: dict[str, Any]
     text: str
     plan: ClinicalPlan
-    source: Any = True
+    source: Any = None  # None: the request fetches the whole _source (it named none)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class Route:
         ]
 
 
-def page_window(request: Mapping[str, Any], depth: int) -> None:
+def check_servable(request: Mapping[str, Any], depth: int) -> None:
     """Refuse what the pipelines cannot serve: ``from`` past the first page (they route one fused
     window, the first), more hits than the candidate depth fuses, and ``highlight`` (OpenSearch 3.6
     returns no highlights for a hybrid query, checked on the local node: neural-search issue 1215)."""
@@ -160,7 +160,7 @@ def rewrite(
 ) -> Rewrite:
     """The product's hybrid query for a client's search request (its ``query`` in any form
     client_forms reads), and the ``_source`` routing needs (see the module docstring)."""
-    page_window(request, depth)
+    check_servable(request, depth)
     client = client_query(request.get("query"))
     plan = plan_clinical(client.text, config, facets, sources_filtered=filters_sources(client.filters))
     filters = list(client.filters)
@@ -176,7 +176,7 @@ def rewrite(
 def plain_rewrite(request: Mapping[str, Any], depth: int, ef_search: int | None = None) -> Rewrite:
     """The hybrid query without any clinical step: what a rewrite degrades to when the clinical step
     fails (the client's filters kept, no intent's restriction, the base field weights)."""
-    page_window(request, depth)
+    check_servable(request, depth)
     client = client_query(request.get("query"))
     hybrid = product_text_hybrid(client.text, depth, client.filters, ef_search)
     return Rewrite(

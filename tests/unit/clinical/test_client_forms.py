@@ -134,3 +134,18 @@ def test_other_forms_are_refused_with_what_to_send(query: Any, says: str) -> Non
     with pytest.raises(PipelineQueryError, match="match") as refused:
         client_query(query)
     assert says in str(refused.value)
+
+
+def test_pre_encoded_clauses_inside_a_hybrid_are_replaced_like_a_knn() -> None:
+    body = {
+        "hybrid": {
+            "queries": [
+                {"multi_match": {"query": Q, "fields": ["text"]}},
+                {"neural_sparse": {"sparse_terms": {"query_tokens": {"side": 1.2}}}},
+                {"knn": {"embedding": {"vector": VECTOR, "k": 100}}},
+            ]
+        }
+    }
+    assert client_query(body).text == Q
+    with pytest.raises(PipelineQueryError, match="vector alone"):
+        client_query({"neural_sparse": {"sparse_terms": {"query_tokens": {"side": 1.2}}}})

@@ -2,11 +2,12 @@
 form (the bodies in ``forms.py``, and each library's own retriever in ``libraries.py``) through
 ``clinical-minmax`` and ``clinical-rrf`` on the splits named, then the latency of the plain form against
 the README's explicit hybrid query (``pagination_depth`` 100, ``hybrid-minmax``), one interleaved run on
-the first split's questions, with where the added time goes (the same question through pipelines cut
-down to the rewrite alone, and to the rewrite and the routing window without routing).
+``--timed-split``'s questions (default clinical-natural/dev), with where the added time goes (the same
+question through pipelines cut down to the rewrite alone, and to the rewrite and the routing window
+without routing).
 
     BIOHYBRID_CONFIG=control_plane/config/local.yaml python -m control_plane.benchmarks.client_forms \\
-        --split clinical-natural/dev --split clinical-natural/test --split clinical/test \\
+        --split clinical-natural/test --split clinical/test \\
         --index chunks-clinical --out model_artifacts/reports/client-forms.md
 
 Needs ``make run``'s stack, the clinical corpus in ``chunks-clinical`` (testsets/clinical/README.md) and

@@ -13,6 +13,9 @@ Form = Callable[[str], dict[str, Any]]
 CLIENT_VECTOR: Final = [0.01] * 384
 NARROW_SOURCE: Final = ["doc_id", "chunk_id", "section", "section_label", "text", "is_table"]
 PLAIN: Final = "plain match"
+# Every source a clinical chunk index holds: a filter on all of them keeps every chunk, so a filtered form
+# must rank as the plain form does (a filter that drops a source would change the answer, not the form).
+ALL_SOURCES: Final = ["ctgov", "pmc", "medline"]
 
 
 def _plain(question: str) -> dict[str, Any]:
@@ -30,7 +33,7 @@ FORMS: Final[dict[str, Form]] = {
         "query": {
             "bool": {
                 "must": {"match": {"text": {"query": q}}},
-                "filter": {"bool": {"should": [{"term": {"source": "ctgov"}}, {"term": {"source": "pmc"}}]}},
+                "filter": {"bool": {"should": [{"term": {"source": source}} for source in ALL_SOURCES]}},
                 "must_not": [{"term": {"source": "nfcorpus"}}],
             }
         }
@@ -46,7 +49,7 @@ FORMS: Final[dict[str, Form]] = {
         "query": {
             "bool": {
                 "must": {"match": {"text": {"query": q}}},
-                "filter": [{"bool": {"must": [{"terms": {"metadata.source.keyword": ["ctgov", "pmc"]}}]}}],
+                "filter": [{"bool": {"must": [{"terms": {"metadata.source.keyword": ALL_SOURCES}}]}}],
             }
         }
     },

@@ -207,6 +207,7 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
             "near_empty",
             "previous_score",
             "clinical_route",
+            "metadata",
         }
         assert hit["_source"]["clinical_route"].startswith("intents=adverse_events")
 

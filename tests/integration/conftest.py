@@ -8,13 +8,22 @@ it at the end, so the machine is left as it was found.
 from __future__ import annotations
 
 import os
+import pickle
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from integration.names import session_index, sweep_leftovers
-from integration.node import LOG_FILE, STARTED_BY_A_WORKER, cluster_name_at, node_lock, run_playbook
+from integration.node import (
+    LOG_FILE,
+    NODE_USERS,
+    STARTED_BY_A_WORKER,
+    cluster_name_at,
+    node_lock,
+    run_playbook,
+)
 from integration.node_state import read_state, restore_state
 from opensearchpy import OpenSearch
 
@@ -61,17 +70,33 @@ def node(settings: Settings, worker_id: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def client(node: str, settings: Settings) -> Iterator[OpenSearch]:
+def client(node: str, settings: Settings, worker_id: str, testrun_uid: str) -> Iterator[OpenSearch]:
     """The node's client, after deleting what killed test sessions left behind (names.py). The node's
     models, pipelines, templates and jobs are recorded first and put back at the end (node_state.py), so
-    a developer's node is left as the session found it."""
+    a developer's node is left as the session found it, by the last of the run's workers to end."""
     client = make_client(settings.opensearch)
     swept = sweep_leftovers(client)
     if swept:
         print(f"\nswept {len(swept)} indices left by killed test sessions: {', '.join(sorted(swept))}")
-    found = read_state(client)
+    users = NODE_USERS / testrun_uid
+    found_file = users / "found.pickle"
+    with node_lock():
+        users.mkdir(parents=True, exist_ok=True)
+        if not found_file.exists():  # the first worker of the run to use the node records it
+            found_file.write_bytes(pickle.dumps(read_state(client)))
+        (users / f"worker-{worker_id}").touch()
     yield client
-    restore_state(client, found)
+    # The last worker puts it back: a worker that ended first would otherwise delete what the other half's
+    # live fixtures registered (CI run of 2026-11-27: the cluster half ended first, and the docs examples'
+    # pipelines lost their models mid-run).
+    with node_lock():
+        (users / f"worker-{worker_id}").unlink(missing_ok=True)
+        last = not any(users.glob("worker-*"))
+        found = pickle.loads(found_file.read_bytes()) if last else None
+        if last:
+            shutil.rmtree(users, ignore_errors=True)
+    if found is not None:
+        restore_state(client, found)
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,9 @@ LOG_FILE = REPO_ROOT / ".local" / "opensearch" / "logs" / "biohybrid-local.log"
 STARTED_BY_A_WORKER = REPO_ROOT / ".local" / "tests-started-the-node"
 LOCK_FILE = REPO_ROOT / ".local" / "tests-node.lock"
 DEMO_ENCODING_LOCK = REPO_ROOT / ".local" / "tests-demo-encoding.lock"
+# One folder per test run (xdist's testrun_uid, shared by its workers): a file per worker using the node,
+# and the node's state as the first of them found it (conftest.py's client fixture).
+NODE_USERS = REPO_ROOT / ".local" / "tests-node-users"
 
 
 @contextmanager

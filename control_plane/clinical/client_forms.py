@@ -143,6 +143,18 @@ def _read(clause: Any, reading: _Reading, inside_hybrid: bool = False) -> None:
         raise PipelineQueryError(f"the clinical pipelines read a question, got {kind!r}: {FORM}")
 
 
+def _filter_clauses(value: Any, where: str) -> list[Mapping[str, Any]]:
+    """A filter's clauses; one that is not a query object is refused by name (dropping it would widen
+    what the request may see)."""
+    clauses = as_list(value)
+    bad = [clause for clause in clauses if not isinstance(clause, Mapping)]
+    if bad:
+        raise PipelineQueryError(
+            f"{where} holds {bad[0]!r}, not a query clause: send filter clauses as objects"
+        )
+    return clauses
+
+
 def _read_bool(body: Mapping[str, Any], reading: _Reading, inside_hybrid: bool) -> None:
     extra = sorted(set(body) - _BOOL_KEYS)
     if extra:
@@ -153,8 +165,8 @@ def _read_bool(body: Mapping[str, Any], reading: _Reading, inside_hybrid: bool) 
     if len(musts) != 1:
         raise PipelineQueryError(f"a bool's must needs exactly one question clause, got {len(musts)}: {FORM}")
     _read(musts[0], reading, inside_hybrid)
-    reading.filters.extend(f for f in as_list(body.get("filter", [])) if isinstance(f, Mapping))
-    excluded = [f for f in as_list(body.get("must_not", [])) if isinstance(f, Mapping)]
+    reading.filters.extend(_filter_clauses(body.get("filter", []), "a bool's filter"))
+    excluded = _filter_clauses(body.get("must_not", []), "a bool's must_not")
     if excluded:
         reading.filters.append({"bool": {"must_not": excluded}})
 
@@ -165,8 +177,8 @@ def _read_hybrid(body: Mapping[str, Any], reading: _Reading) -> None:
         raise PipelineQueryError(f"the pipelines take a hybrid's queries and filter, not {extra}: {FORM}")
     for sub_query in as_list(body.get("queries", [])):
         _read(sub_query, reading, inside_hybrid=True)
-    if isinstance(body.get("filter"), Mapping):
-        reading.filters.append(body["filter"])
+    if body.get("filter") is not None:
+        reading.filters.extend(_filter_clauses(body["filter"], "a hybrid's filter"))
 
 
 def _read_vector(body: Any, reading: _Reading) -> None:
@@ -174,8 +186,8 @@ def _read_vector(body: Any, reading: _Reading) -> None:
     if not isinstance(body, Mapping) or len(body) != 1:
         raise PipelineQueryError(f"a knn clause names one vector field: {FORM}")
     search = next(iter(body.values()))
-    if isinstance(search, Mapping) and isinstance(search.get("filter"), Mapping):
-        reading.filters.append(search["filter"])
+    if isinstance(search, Mapping) and search.get("filter") is not None:
+        reading.filters.extend(_filter_clauses(search["filter"], "a knn clause's filter"))
 
 
 def _unique(filters: list[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:

@@ -149,3 +149,22 @@ def test_pre_encoded_clauses_inside_a_hybrid_are_replaced_like_a_knn() -> None:
     assert client_query(body).text == Q
     with pytest.raises(PipelineQueryError, match="vector alone"):
         client_query({"neural_sparse": {"sparse_terms": {"query_tokens": {"side": 1.2}}}})
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"bool": {"must": {"match": {"text": Q}}, "filter": "$filters"}},
+        {"bool": {"must": {"match": {"text": Q}}, "filter": [{"term": {"source": "pmc"}}, "pmc"]}},
+        {"bool": {"must": {"match": {"text": Q}}, "must_not": ["pmc"]}},
+        {"hybrid": {"queries": [{"match": {"text": Q}}], "filter": "pmc"}},
+        {
+            "hybrid": {
+                "queries": [{"match": {"text": Q}}, {"knn": {"embedding": {"vector": VECTOR, "filter": 3}}}]
+            }
+        },
+    ],
+)
+def test_a_filter_that_is_not_a_query_clause_is_refused_never_dropped(query: dict[str, Any]) -> None:
+    with pytest.raises(PipelineQueryError, match="not a query clause"):
+        client_query(query)

@@ -145,8 +145,8 @@ def _read(clause: Any, reading: _Reading, inside_hybrid: bool = False) -> None:
 
 def _filter_clauses(value: Any, where: str) -> list[Mapping[str, Any]]:
     """A filter's clauses; one that is not a query object is refused by name (dropping it would widen
-    what the request may see)."""
-    clauses = as_list(value)
+    what the request may see). None is no filter."""
+    clauses = [] if value is None else as_list(value)
     bad = [clause for clause in clauses if not isinstance(clause, Mapping)]
     if bad:
         raise PipelineQueryError(

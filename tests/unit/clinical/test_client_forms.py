@@ -168,3 +168,8 @@ def test_pre_encoded_clauses_inside_a_hybrid_are_replaced_like_a_knn() -> None:
 def test_a_filter_that_is_not_a_query_clause_is_refused_never_dropped(query: dict[str, Any]) -> None:
     with pytest.raises(PipelineQueryError, match="not a query clause"):
         client_query(query)
+
+
+def test_a_null_filter_is_no_filter() -> None:
+    """Haystack's custom_query puts null where ``$filters`` stands when a run passes none."""
+    assert client_query({"bool": {"must": {"match": {"text": Q}}, "filter": None}}).filters == ()

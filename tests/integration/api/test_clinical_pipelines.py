@@ -140,8 +140,6 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
 
 # Each form a client or library sends (the one list: the client-forms benchmark reports the same).
 FORMS = {name: form for name, form in CLIENT_FORMS.items() if name != PLAIN}
-_VECTOR = CLIENT_VECTOR
-_NARROW = NARROW_SOURCE
 
 
 def _form_hits(client: OpenSearch, index: str, pipeline: str, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -196,12 +194,16 @@ def test_a_body_level_search_pipeline_is_the_pipeline(
 def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_fields(
     stack: ApiStack, client: OpenSearch
 ) -> None:
-    body = {"size": 5, "_source": _NARROW, "query": {"match": {"text": "side effects of the treatment"}}}
+    body = {
+        "size": 5,
+        "_source": NARROW_SOURCE,
+        "query": {"match": {"text": "side effects of the treatment"}},
+    }
     hits = client.search(index=f"{stack.prefix}-a", params={"search_pipeline": "clinical-minmax"}, body=body)
     for hit in hits["hits"]["hits"]:
         fields = set(hit["_source"])
-        assert set(_NARROW) <= fields and "embedding" not in fields and "facet_json" not in fields
-        assert fields - set(_NARROW) == {
+        assert set(NARROW_SOURCE) <= fields and "embedding" not in fields and "facet_json" not in fields
+        assert fields - set(NARROW_SOURCE) == {
             "start",
             "intent_hint",
             "near_empty",
@@ -218,7 +220,7 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
         ({"from": 10, "size": 10, "query": {"match": {"text": "dose"}}}, "first page only"),
         ({"size": 500, "query": {"match": {"text": "dose"}}}, "at most 100 hits"),
         ({"highlight": {"fields": {"text": {}}}, "query": {"match": {"text": "dose"}}}, "no highlights"),
-        ({"query": {"knn": {"embedding": {"vector": _VECTOR, "k": 5}}}}, "vector alone"),
+        ({"query": {"knn": {"embedding": {"vector": CLIENT_VECTOR, "k": 5}}}}, "vector alone"),
         ({"query": {"term": {"source": "pmc"}}}, "got 'term'"),
     ],
 )
@@ -230,21 +232,6 @@ def test_what_the_pipelines_cannot_serve_is_a_400_saying_what_to_send(
             client.search(index=f"{stack.prefix}-a", params={"search_pipeline": pipeline}, body=body)
         reason = json.dumps(refused.value.info)  # the service's message, quoted inside OpenSearch's
         assert refused.value.status_code == 400 and says in reason, reason
-
-
-def _degraded_route(url: str, reason: str) -> float:
-    import urllib.request
-
-    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        if family.name == "biohybrid_inference_clinical_degraded"
-        for sample in family.samples
-        if sample.name.endswith("_total")
-        and sample.labels == {"endpoint": "clinical_route", "reason": reason}
-    )
 
 
 def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(
@@ -265,7 +252,9 @@ def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(
     try:
         question = "mepolizumab"  # no clinical intent: the rewrite is the plain product query
         depth, ef = stack.settings.search.candidate_depth, stack.settings.index.knn.ef_search
-        before = _degraded_route(stack.settings.models.service_url, "missing_fields")
+        before = _degraded(
+            stack.settings.models.service_url, endpoint="clinical_route", reason="missing_fields"
+        )
         hits = _direct(client, bare, "clinical-minmax", {"match": {"text": question}}, size=TOP)
         plain = _direct(
             client, bare, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
@@ -273,7 +262,10 @@ def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(
         assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
         notes = {h["_source"]["clinical_route"] for h in hits}
         assert len(notes) == 1 and notes.pop().startswith("not routed: hits lack ['previous_score']")
-        assert _degraded_route(stack.settings.models.service_url, "missing_fields") == before + 1
+        assert (
+            _degraded(stack.settings.models.service_url, endpoint="clinical_route", reason="missing_fields")
+            == before + 1
+        )
     finally:
         client.indices.delete(index=bare, ignore_unavailable=True)
 
@@ -296,7 +288,9 @@ def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
     )
 
 
-def _degraded(url: str) -> float:
+def _degraded(url: str, **labels: str) -> float:
+    """The inference service's count of clinical calls that did not run their clinical step, over the
+    series whose labels include ``labels`` (all of them when none are given)."""
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
@@ -306,7 +300,7 @@ def _degraded(url: str) -> float:
         for family in text_string_to_metric_families(text)
         if family.name == "biohybrid_inference_clinical_degraded"
         for sample in family.samples
-        if sample.name.endswith("_total")
+        if sample.name.endswith("_total") and labels.items() <= sample.labels.items()
     )
 
 

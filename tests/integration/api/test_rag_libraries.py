@@ -30,7 +30,9 @@ def _assert_routed_adverse_events(notes: Sequence[str], sections: Sequence[Any])
     assert "adverse_events" in lifted, list(zip(notes, sections, strict=True))
 
 
-def test_llamaindex_hybrid_mode_is_routed_and_fills_its_nodes(stack: ApiStack, node: str) -> None:
+def _llamaindex(stack: ApiStack, node: str, pipeline: str) -> Any:
+    """A LlamaIndex index over the stack's chunks, its vector store naming ``pipeline`` (the one setting);
+    any embed model will do: the pipeline replaces the client's vector."""
     from llama_index.core import VectorStoreIndex
     from llama_index.core.embeddings import MockEmbedding
     from llama_index.vector_stores.opensearch import OpensearchVectorClient, OpensearchVectorStore
@@ -41,12 +43,16 @@ def test_llamaindex_hybrid_mode_is_routed_and_fills_its_nodes(stack: ApiStack, n
         DIM,
         embedding_field="embedding",
         text_field="text",
-        search_pipeline="clinical-minmax",
+        search_pipeline=pipeline,
         excluded_source_fields=["embedding", "sparse_terms"],
     )
-    index = VectorStoreIndex.from_vector_store(
+    return VectorStoreIndex.from_vector_store(
         OpensearchVectorStore(vector_client), embed_model=MockEmbedding(embed_dim=DIM)
     )
+
+
+def test_llamaindex_hybrid_mode_is_routed_and_fills_its_nodes(stack: ApiStack, node: str) -> None:
+    index = _llamaindex(stack, node, "clinical-minmax")
     found = index.as_retriever(vector_store_query_mode="hybrid", similarity_top_k=TOP).retrieve(QUESTION)
     assert all(hit.node.text and hit.node.node_id == hit.node.metadata["chunk_id"] for hit in found)
     _assert_routed_adverse_events(
@@ -56,27 +62,14 @@ def test_llamaindex_hybrid_mode_is_routed_and_fills_its_nodes(stack: ApiStack, n
 
 
 def test_llamaindex_metadata_filters_reach_the_chunk_fields(stack: ApiStack, node: str) -> None:
-    from llama_index.core import VectorStoreIndex
-    from llama_index.core.embeddings import MockEmbedding
     from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
-    from llama_index.vector_stores.opensearch import OpensearchVectorClient, OpensearchVectorStore
 
-    vector_client = OpensearchVectorClient(
-        node,
-        f"{stack.prefix}-a",
-        DIM,
-        embedding_field="embedding",
-        text_field="text",
-        search_pipeline="clinical-rrf",
-        excluded_source_fields=["embedding", "sparse_terms"],
-    )
-    index = VectorStoreIndex.from_vector_store(
-        OpensearchVectorStore(vector_client), embed_model=MockEmbedding(embed_dim=DIM)
-    )
     only_pmc = MetadataFilters(filters=[MetadataFilter(key="source", value="pmc")])
-    found = index.as_retriever(
-        vector_store_query_mode="hybrid", similarity_top_k=TOP, filters=only_pmc
-    ).retrieve(QUESTION)
+    found = (
+        _llamaindex(stack, node, "clinical-rrf")
+        .as_retriever(vector_store_query_mode="hybrid", similarity_top_k=TOP, filters=only_pmc)
+        .retrieve(QUESTION)
+    )
     assert found and {hit.node.metadata["source"] for hit in found} == {"pmc"}
 
 

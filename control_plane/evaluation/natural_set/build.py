@@ -1,7 +1,7 @@
 """Split the questions by topic group and write ``qrels/<split>.tsv`` and ``build.json`` from the judgments.
 
 Split rule (fixed, no choice per question): a topic group is in dev when the SHA-256 of its id, read as a
-number, is even, else in test. Questions of one group never straddle the splits, and adding or dropping a
+number, is even, else in test (a collection whose author fixed the split per group keeps it). Questions of one group never straddle the splits, and adding or dropping a
 question moves no other group.
 """
 
@@ -31,8 +31,12 @@ def group_split(group: str) -> str:
 
 
 def query_split(queries: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Query id -> split."""
-    return {str(query["_id"]): group_split(str(query["metadata"]["group"])) for query in queries}
+    """Query id -> split: the question's own ``split`` when its collection fixed one per topic group
+    (clinical-fresh, split by its author before any judging), else its group's hash (``group_split``)."""
+    return {
+        str(query["_id"]): str(query["metadata"].get("split") or group_split(str(query["metadata"]["group"])))
+        for query in queries
+    }
 
 
 def build(folder: Path) -> dict[str, Any]:
@@ -77,7 +81,7 @@ def _summary(
             "groups": len({query["metadata"]["group"] for query in chosen}),
             "by_intent": dict(sorted(intents.items())),
             "by_form": dict(sorted(Counter(query["metadata"]["form"] for query in chosen).items())),
-            "paraphrase": sum(bool(query["metadata"]["paraphrase"]) for query in chosen),
+            "paraphrase": sum(bool(query["metadata"].get("paraphrase")) for query in chosen),
         }
     return {
         "queries": len(queries),

@@ -41,13 +41,22 @@ from control_plane.clinical.routing import (
 )
 from control_plane.config.settings import FacetSettings, SectionRoutingSettings
 from control_plane.query.components import product_text_hybrid
+from control_plane.query.named_records import absent_records
 
 SOURCE_FIELD: Final = "source"
 SCORE_FIELD: Final = "previous_score"
 BM25_CLAUSE_NAME: Final = "bm25"
 # What the route model reads of each hit (and the field the first rerank step sorts by, so it writes
 # each hit's fused score to previous_score): the rewrite adds them to a client's _source.
-ROUTING_FIELDS: Final = ("chunk_id", "doc_id", "start", "intent_hint", "is_table", "near_empty")
+ROUTING_FIELDS: Final = (
+    "chunk_id",
+    "doc_id",
+    "start",
+    "intent_hint",
+    "is_table",
+    "near_empty",
+    "identifiers",
+)
 # What each hit's ``metadata`` object holds (the fields a RAG library's document shows as its metadata:
 # LlamaIndex needs the object, LangChain reads it), where the hit has them, with the routing note and
 # the fused score.
@@ -260,7 +269,11 @@ def route(
     candidates = [candidate(hit, index) for index, hit in enumerate(hits)]
     if len({c.chunk_id for c in candidates}) != len(candidates):
         return unrouted(hits, "duplicate_ids", "two hits share a chunk_id (route one index's hits at a time)")
-    plan = plan_clinical(question_text(query), config, facets)
+    question = question_text(query)
+    plan = plan_clinical(question, config, facets)
+    absent = absent_records(question, (hit.get("identifiers") for hit in hits)) if plan.boosts else ()
+    if absent:
+        return _not_here(candidates, plan, absent)
     ranked = sorted(candidates, key=lambda c: -c.score)  # stable: ties keep the order given
     considered, below = ranked[: params.depth], ranked[params.depth :]
     scores = routed_scores(considered, plan.boosts, params, fetched=below)
@@ -272,6 +285,14 @@ def route(
     topical = topical_documents(considered, params) if plan.boosts else {}
     notes = tuple(_note(c, plan, topical) for c in candidates)
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)
+
+
+def _not_here(candidates: Sequence[Candidate], plan: ClinicalPlan, absent: Sequence[str]) -> Route:
+    """The fused scores, unrouted, when every record the question names is absent from the index (no
+    other record's section is lifted in its name), each hit saying so."""
+    intents = ",".join(intent.name for intent in plan.intents) or "none"
+    note = f"intents={intents}; not routed: no record here carries {', '.join(absent)}"
+    return Route(scores=tuple(c.score for c in candidates), notes=tuple(note for _ in candidates))
 
 
 def _note(candidate: Candidate, plan: ClinicalPlan, topical: Mapping[str, float]) -> str:

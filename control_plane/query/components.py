@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from control_plane.query.named_records import identifier_phrases, with_named_records
+
 COMPONENT_ORDER: tuple[str, ...] = ("bm25", "splade", "dense")
 
 # The spec's field boosts: structured facts and tables say more per word than running text.
@@ -155,7 +157,8 @@ def product_text_hybrid(
     the same named sub-queries, field weights, candidate depth (``pagination_depth`` and k-NN ``k``) and
     filters (on the hybrid query and inside the k-NN clause, so k neighbours are found *within* them) as
     /v1/search sends with vectors; ml-commons encodes the text (the pipeline's neural_query_enricher
-    names the models). Sub-queries are named as /v1/search names them (``named_clause``).
+    names the models). Sub-queries are named as /v1/search names them (``named_clause``), and lift the
+    records the question names (control_plane/query/named_records.py) as /v1/search's do.
     ``semantic_text``: what the sparse and dense sub-queries search with (the clinical topic; default
     ``text``); BM25 always takes ``text``."""
     semantic = semantic_text or text
@@ -163,12 +166,14 @@ def product_text_hybrid(
     neural = dense["neural"][DENSE_FIELD]
     if ef_search is not None:
         neural["method_parameters"] = {"ef_search": max(ef_search, depth)}
+    named = identifier_phrases(text)
+    clauses = [
+        named_clause("bm25", bm25_clause(text, bm25_fields)),
+        named_clause("splade", sparse_text_clause(semantic)),
+        named_clause("dense", dense),
+    ]
     hybrid: dict[str, Any] = {
-        "queries": [
-            named_clause("bm25", bm25_clause(text, bm25_fields)),
-            named_clause("splade", sparse_text_clause(semantic)),
-            named_clause("dense", dense),
-        ],
+        "queries": [with_named_records(clause, named) for clause in clauses],
         "pagination_depth": depth,
     }
     if filters:

@@ -31,6 +31,7 @@ from control_plane.query.components import (
     sparse_text_clause,
     sparse_tokens_clause,
 )
+from control_plane.query.named_records import identifier_phrases, with_named_records
 from control_plane.resources.catalog import (
     render_params,
     with_rerank,
@@ -271,7 +272,8 @@ def build_request(
         sparse_ann=sparse_ann(settings, depth),
         semantic_text=semantic_text,
     )
-    queries = [clauses[name] for name in COMPONENT_ORDER if name in clauses]
+    named = identifier_phrases(spec.query)
+    queries = [with_named_records(clauses[name], named) for name in COMPONENT_ORDER if name in clauses]
     hybrid: dict[str, Any] = {"queries": queries, "filter": filters, "pagination_depth": depth}
     if not hybrid_filter:
         hybrid = {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}

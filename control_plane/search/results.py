@@ -172,6 +172,11 @@ class SearchMetadata(BaseModel):
     fusion: FusionInfo
     components_used: list[str]
     component_errors: list[str] = Field(default_factory=list)
+    absent_records: list[str] = Field(
+        default_factory=list,
+        description="registry ids (NCT, PMID, PMCID, DOI) the question names that no record it may see "
+        "carries: nothing was routed in their name, the hits are the fused ranking of the rest",
+    )
     reranked: bool = False
     reranker_model: str | None = None
     reranker_error: str | None = None

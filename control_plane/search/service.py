@@ -29,6 +29,7 @@ from control_plane.errors import UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
+from control_plane.query.named_records import absent_records
 from control_plane.resilience.retry import retry_transient
 from control_plane.resources.versions import HYBRID_FILTER_SINCE, SUPPORTED_VERSIONS, Version
 from control_plane.search.degradation import (
@@ -317,7 +318,8 @@ class SearchService:
             chunks = _rrf_ties_by_bm25(chunks)
         route_errors: list[str] = []
         route_ms = 0.0
-        if plan.intents.boosts:
+        absent = absent_records(spec.query, (hit.get("_source", {}).get("identifiers") for hit in hits))
+        if plan.intents.boosts and not absent:
             chunks, route_errors, route_ms = self._route(plan, chunks)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
@@ -332,6 +334,7 @@ class SearchService:
             fusion=_fusion_info(spec, plan.weights),
             components_used=list(plan.components),
             component_errors=[*plan.component_errors, *route_errors],
+            absent_records=list(absent),
             reranked=reranked,
             reranker_model=self.settings.models.rerank if reranked else None,
             reranker_error=execution.reranker_error,

@@ -11,6 +11,7 @@ from control_plane.benchmarks import clinical_understanding
 from control_plane.benchmarks.clinical_pipelines.measure import FUSIONS, judged_questions
 from control_plane.benchmarks.clinical_understanding.compute import (
     ALL,
+    NAMED_FORM,
     Verdict,
     detection_counts,
     detection_verdict,
@@ -18,9 +19,12 @@ from control_plane.benchmarks.clinical_understanding.compute import (
     group_mean,
     intent_groups_below,
     labelled_intents,
+    named_record_verdict,
     no_group_below_verdict,
+    overall_minimum,
     overall_verdict,
     question_groups,
+    share,
 )
 from control_plane.benchmarks.clinical_understanding.measure import (
     PAIRS,
@@ -65,7 +69,12 @@ def verdicts(runs: Sequence[SplitRun], split: str) -> list[Verdict]:
                 gain_verdict(path, run.fusion, group_mean(off, groups[ALL]), group_mean(on, groups[ALL]))
             )
             found.append(no_group_below_verdict(path, run.fusion, intent_groups_below(off, on, groups)))
-            found.append(overall_verdict(path, run.fusion, group_mean(on, groups[ALL])))
+            minimum = overall_minimum(split)
+            found.append(overall_verdict(path, run.fusion, group_mean(on, groups[ALL]), minimum))
+            named = groups.get(NAMED_FORM, [])
+            if named and run.top3:
+                answered = share(run.top3[on_label], named)
+                found.append(named_record_verdict(path, run.fusion, answered, len(named)))
     return found
 
 
@@ -83,7 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     steps = [(split, fusion) for split in args.split for fusion in FUSIONS]
     with progress_bar(total=len(steps), desc="nDCG", unit="split x fusion") as bar:
         for split, fusion in steps:
-            paths = rankers(client, service, args.index, fusion, settings.search.candidate_depth)
+            questions, _ = judged_questions(split)
+            labels = {q.text: labelled_intents(q) for q in questions}
+            depth = settings.search.candidate_depth
+            paths = rankers(client, service, args.index, fusion, depth, labels)
             runs.append(run_split(split, fusion, paths))
             bar.update()
     detection = {}

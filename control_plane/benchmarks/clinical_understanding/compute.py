@@ -16,7 +16,12 @@ ALL: Final = "all"
 NO_INTENT: Final = "none"
 TWO_INTENTS: Final = "two or more intents"
 MIN_GAIN: Final = 0.05
-MIN_OVERALL: Final = 0.78
+MIN_OVERALL: Final = 0.85
+# clinical-fresh is harder by design (implicit intents, named and many records): issue 48's target there.
+MIN_OVERALL_FRESH: Final = 0.80
+FRESH_PREFIX: Final = "clinical-fresh/"
+MIN_NAMED_TOP3: Final = 0.95
+NAMED_FORM: Final = "form:named_record"
 MIN_RECALL: Final = 0.85
 MIN_PRECISION: Final = 0.9
 
@@ -83,8 +88,26 @@ def no_group_below_verdict(path: str, fusion: str, below: Mapping[str, float]) -
     return Verdict(f"{path}, {fusion}: no intent group below boosts off", f"below: {listed}", not below)
 
 
-def overall_verdict(path: str, fusion: str, on: float) -> Verdict:
-    return Verdict(f"{path}, {fusion}: overall nDCG@10 >= {MIN_OVERALL}", f"{on:.4f}", on >= MIN_OVERALL)
+def overall_minimum(split: str) -> float:
+    return MIN_OVERALL_FRESH if split.startswith(FRESH_PREFIX) else MIN_OVERALL
+
+
+def overall_verdict(path: str, fusion: str, on: float, minimum: float = MIN_OVERALL) -> Verdict:
+    return Verdict(f"{path}, {fusion}: overall nDCG@10 >= {minimum}", f"{on:.4f}", on >= minimum)
+
+
+def share(flags: Mapping[str, bool], ids: Sequence[str]) -> float:
+    """The share of ``ids`` whose flag is set (nan for none)."""
+    return sum(flags[i] for i in ids) / len(ids) if ids else float("nan")
+
+
+def named_record_verdict(path: str, fusion: str, answered: float, questions: int) -> Verdict:
+    """Named-record questions whose record's asked section (a grade-2 chunk) is in the top 3."""
+    return Verdict(
+        f"{path}, {fusion}: named record's asked section in the top 3 for >= {MIN_NAMED_TOP3:.0%}",
+        f"{answered:.1%} of {questions}",
+        answered >= MIN_NAMED_TOP3,
+    )
 
 
 def detection_verdict(counts: Counts) -> Verdict:

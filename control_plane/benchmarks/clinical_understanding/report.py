@@ -58,6 +58,21 @@ def detection_table(counts: Mapping[str, Counts]) -> list[str]:
     return markdown_table(["intent", "tp", "fp", "fn", "precision", "recall"], rows)
 
 
+def named_table(split: str, runs: Sequence[SplitRun]) -> list[str]:
+    """Named-record questions whose answer (a grade-2 chunk) is in the top 3, per ranking."""
+    named = [q.query_id for q in runs[0].queries if q.metadata.get("form") == "named_record"]
+    if not named or not all(run.top3 for run in runs):
+        return []
+    labels = [(run, label) for run in runs for label in run.top3]
+    row = [f"{sum(run.top3[label][q] for q in named)}/{len(named)}" for run, label in labels]
+    return [
+        "",
+        f"### {split}: named-record questions answered in the top 3 (a grade-2 chunk)",
+        "",
+        *markdown_table([f"{run.fusion}: {label}" for run, label in labels], [row]),
+    ]
+
+
 def render_report(findings: Findings, context: RunContext, index: str) -> str:
     lines = [
         "# Clinical understanding on natural questions",
@@ -80,6 +95,7 @@ def render_report(findings: Findings, context: RunContext, index: str) -> str:
     for split in splits:
         runs = [run for run in findings.runs if run.split == split]
         lines += ["", f"## {split}: nDCG@10 ({len(runs[0].queries)} questions)", "", *ndcg_table(runs)]
+        lines += named_table(split, runs)
         lines += [
             "",
             f"### {split}: intent detection (question, intent) pairs",

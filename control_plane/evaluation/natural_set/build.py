@@ -1,8 +1,8 @@
 """Split the questions by topic group and write ``qrels/<split>.tsv`` and ``build.json`` from the judgments.
 
 Split rule (fixed, no choice per question): a topic group is in dev when the SHA-256 of its id, read as a
-number, is even, else in test (a collection whose author fixed the split per group keeps it). Questions of one group never straddle the splits, and adding or dropping a
-question moves no other group.
+number, is even, else in test (a collection whose author fixed the split per group keeps it). Questions
+of one group never straddle the splits, and adding or dropping a question moves no other group.
 """
 
 from __future__ import annotations

@@ -207,6 +207,7 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
             "start",
             "intent_hint",
             "near_empty",
+            "identifiers",
             "previous_score",
             "clinical_route",
             "metadata",

@@ -75,7 +75,16 @@ def test_the_question_is_found_where_opensearch_moved_the_bm25_clause() -> None:
         (
             {"includes": ["doc_id", "text"], "excludes": []},
             {
-                "includes": ["doc_id", "text", "chunk_id", "start", "intent_hint", "is_table", "near_empty"],
+                "includes": [
+                    "doc_id",
+                    "text",
+                    "chunk_id",
+                    "start",
+                    "intent_hint",
+                    "is_table",
+                    "near_empty",
+                    "identifiers",
+                ],
                 "excludes": [],
             },
         ),
@@ -164,3 +173,16 @@ def test_each_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score
     ]
     unrouted = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
     assert unrouted.metadata(hits)[1] == {"doc_id": "B", "clinical_route": unrouted.notes[1]}
+
+
+def test_a_question_naming_an_absent_record_lifts_nothing_and_says_why() -> None:
+    hits = [
+        {**_hit("B:0", "B", 0.8), "identifiers": ["NCT00000001"]},
+        {**_hit("B:1", "B", 0.4, "eligibility"), "identifiers": ["NCT00000001"]},
+    ]
+    routed = route(hits, {"match": {"text": "NCT03548935 eligibility criteria"}}, CONFIG, FACETS, PARAMS)
+    assert routed.scores == (0.8, 0.4)
+    assert routed.unrouted is None  # not a fault: an answer
+    assert all(n.endswith("not routed: no record here carries NCT03548935") for n in routed.notes)
+    present = route(hits, {"match": {"text": "NCT00000001 eligibility criteria"}}, CONFIG, FACETS, PARAMS)
+    assert present.scores[1] > present.scores[0]  # the named record's criteria are lifted

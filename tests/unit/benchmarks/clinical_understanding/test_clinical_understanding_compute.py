@@ -10,10 +10,14 @@ from control_plane.benchmarks.clinical_understanding.compute import (
     gain_verdict,
     group_mean,
     intent_groups_below,
+    named_record_verdict,
     no_group_below_verdict,
+    overall_minimum,
     overall_verdict,
     question_groups,
+    share,
 )
+from control_plane.benchmarks.clinical_understanding.measure import answered_within
 from control_plane.clinical.intent_quality import Counts
 from control_plane.testsets.catalog import Query
 
@@ -65,7 +69,18 @@ def test_detection_counts_pairs_overall_and_per_intent() -> None:
 def test_verdicts_compare_with_their_thresholds() -> None:
     assert gain_verdict("/v1/search", "rrf", 0.70, 0.75).met
     assert not gain_verdict("/v1/search", "rrf", 0.70, 0.7499).met
-    assert overall_verdict("direct", "weighted", 0.78).met
-    assert not overall_verdict("direct", "weighted", 0.7799).met
+    assert overall_verdict("direct", "weighted", 0.85).met
+    assert not overall_verdict("direct", "weighted", 0.8499).met
+    assert overall_minimum("clinical-fresh/test") == 0.80 and overall_minimum("clinical/test") == 0.85
+    assert overall_verdict("direct", "rrf", 0.80, overall_minimum("clinical-fresh/test")).met
+    assert named_record_verdict("direct", "rrf", 0.95, 20).met
+    assert not named_record_verdict("direct", "rrf", 18 / 19, 19).met  # 94.7 %
+    assert share({"a": True, "b": False}, ["a", "b"]) == 0.5
     assert detection_verdict(Counts(tp=85, fp=9, fn=15)).met  # recall 0.85, precision 0.904
     assert not detection_verdict(Counts(tp=85, fp=10, fn=15)).met  # precision 0.895
+
+
+def test_an_answer_within_the_top_3_is_a_grade_2_chunk_there() -> None:
+    judged = {"a": 2, "b": 1}
+    assert answered_within(judged, ["x", "y", "a"])
+    assert not answered_within(judged, ["b", "x", "y", "a"])

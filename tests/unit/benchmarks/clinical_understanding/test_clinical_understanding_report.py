@@ -37,3 +37,21 @@ def test_the_report_lists_targets_groups_and_detection() -> None:
     assert "| form:topic | 2 | 0.7500 | 0.9500 |" in text
     assert "| eligibility | 1 | 0 | 0 | 1.000 | 1.000 |" in text
     assert "rrf: /v1/search on" in text
+
+
+def test_named_record_questions_answered_in_the_top_3_are_counted_per_ranking() -> None:
+    named = (
+        Query("n1", "NCT01642004 adverse events", {"intents": ["adverse_events"], "form": "named_record"}),
+        Query("n2", "NCT01207388", {"intents": [], "form": "named_record"}),
+    )
+    run = SplitRun(
+        "clinical-fresh/dev",
+        "weighted",
+        named,
+        {"/v1/search on": {"n1": 1.0, "n2": 0.5}},
+        {"/v1/search on": {"n1": True, "n2": False}},
+    )
+    findings = Findings((run,), {"clinical-fresh/dev": {"all": Counts(1, 0, 0)}}, (), "clinical-fresh/dev")
+    text = render_report(findings, RunContext("python -m x", "2 cores", "2026-11-27", 0.5, 0.6), "i")
+    assert "named-record questions answered in the top 3" in text
+    assert "| weighted: /v1/search on |" in text and "| 1/2 |" in text

@@ -49,8 +49,16 @@ def _write_beir_folder(folder: Path, splits: dict[str, str]) -> Path:
     return folder
 
 
-# built by the project (testsets/clinical/README.md, testsets/clinical-natural/README.md)
-PROJECT_SPLITS = {"clinical/dev", "clinical/test", "clinical-natural/dev", "clinical-natural/test"}
+# built by the project (testsets/clinical/README.md, testsets/clinical-natural/README.md,
+# testsets/clinical-fresh/README.md)
+PROJECT_SPLITS = {
+    "clinical/dev",
+    "clinical/test",
+    "clinical-natural/dev",
+    "clinical-natural/test",
+    "clinical-fresh/dev",
+    "clinical-fresh/test",
+}
 
 
 def test_known_ids() -> None:

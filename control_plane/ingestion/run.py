@@ -36,6 +36,7 @@ from control_plane.ingestion.bulk import (
 )
 from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.commit import commit_index
+from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.index_models import claim_index
 from control_plane.ingestion.overlap import Overlapped
@@ -156,6 +157,28 @@ def ingest(
     return summary
 
 
+def _form(of: Completeness) -> dict[str, int]:
+    tables, sections, words = of
+    return {"tables": tables, "sections": sections, "words": words}
+
+
+def duplicate_note(skipped: Document, best: Completeness | None) -> dict[str, Any]:
+    """What the log says of a skipped duplicate (designed behaviour, not a fault): which form was kept
+    and why. ``best``: the completeness of the record's most complete form among the sources (None when
+    only one form was seen before ingest, e.g. the same file named twice)."""
+    mine = completeness(skipped)
+    if best is None:
+        why = "the record came earlier in the sources: the first is kept"
+    elif mine < best:
+        why = "a more complete form of the record (more result tables, sections or words) is kept"
+    else:
+        why = "an equally complete form was ingested first and is kept (a re-run keeps the same one)"
+    note: dict[str, Any] = {"doc_id": skipped.doc_id, "skipped_form": _form(mine), "why": why}
+    if best is not None:
+        note["kept_form"] = _form(best)
+    return note
+
+
 def _load(
     client: OpenSearch,
     sources: list[str | Path],
@@ -197,7 +220,7 @@ def _load(
                 # The same record from two files (e.g. a trial as XML and as JSON): the most complete form
                 # wins, the first of equally complete ones, so a re-run keeps the same form.
                 summary.duplicates += 1
-                log.warning("duplicate document skipped", extra={"doc_id": item.doc_id})
+                log.info("duplicate record: one form kept", extra=duplicate_note(item, best))
                 continue
             seen.add(item.doc_id)
             if options.limit_documents is not None and summary.documents >= options.limit_documents:

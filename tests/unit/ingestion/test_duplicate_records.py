@@ -121,3 +121,15 @@ def test_ingest_keeps_the_most_complete_form(
         for c in chunk(document, "sentence", counter=counter)
     ]
     assert [c.content_hash for c in written] == [c.content_hash for c in expected]
+
+
+def test_a_skipped_duplicate_says_which_form_was_kept_and_why() -> None:
+    short = _form("NCT1", ["one two"], "a.xml")
+    long = _form("NCT1", ["one two three four"], "a.json")
+    best = completeness(long)
+    note = run.duplicate_note(short, best)
+    assert note["doc_id"] == "NCT1" and "more complete form" in note["why"]
+    assert note["skipped_form"]["words"] < note["kept_form"]["words"] == best[2]
+    assert "equally complete form was ingested first" in run.duplicate_note(long, best)["why"]
+    assert "earlier in the sources" in run.duplicate_note(long, None)["why"]
+    assert "kept_form" not in run.duplicate_note(long, None)

@@ -9,10 +9,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
 from control_plane.locations import REPOSITORY_ROOT
 
 DATASETS_DIR_ENV_VAR = "BIOHYBRID_DATASETS_DIR"
 _REPO_ROOT = REPOSITORY_ROOT
+
+
+class DatasetsNotFoundError(BiohybridError, FileNotFoundError):
+    """The shared datasets folder is not where the configuration says: an expected failure on a machine
+    without it (the message says what to set)."""
 
 
 def datasets_root() -> Path:
@@ -20,7 +26,7 @@ def datasets_root() -> Path:
     configured = os.environ.get(DATASETS_DIR_ENV_VAR)
     root = Path(configured) if configured else _REPO_ROOT.parent / "shared" / "datasets"
     if not root.is_dir():
-        raise FileNotFoundError(
+        raise DatasetsNotFoundError(
             f"datasets folder {root} does not exist; set {DATASETS_DIR_ENV_VAR} to the folder that holds "
             "pmc/, clinicaltrials/, medline/, nfcorpus/ and scifact/"
         )

@@ -88,7 +88,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.index_models import IndexModelsError, encoding_models
-    from control_plane.ingestion.parsers import DATASET_FILES, unknown_sources
+    from control_plane.ingestion.parsers import DATASET_FILES, dataset_files, unknown_sources
     from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
     from control_plane.ingestion.setup import python_encoder
     from control_plane.ledger.records import numeric_counts
@@ -120,6 +120,8 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_CONFIG
+    for dataset in (source for source in args.sources if source in DATASET_FILES):
+        dataset_files(dataset)  # its folder must exist before anything starts: else one line says where
     client = make_client(settings.opensearch)
     python_side, counter = python_encoder(settings)
     if pipeline is None:

@@ -30,6 +30,7 @@ from control_plane.cli import (
 from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, SITE
 from control_plane.cluster.manage import EngineUnavailableError
 from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, Settings, load_settings
+from control_plane.errors import BiohybridError, ClientError, UnavailableError
 from control_plane.logs import configure_logging
 from control_plane.mlcommons.ml_api import ModelsNotReadyError
 from control_plane.resources.catalog import load_resources
@@ -55,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help=f"YAML settings file (default: ${ENV_CONFIG_FILE} if set)")
     parser.add_argument("--log-level", default="INFO", help="logging level (default: INFO)")
     parser.add_argument("--log-format", choices=["json", "text"], default="json", help="log line format")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an expected failure (default: one line naming the cause and the fix)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     for module in COMMAND_MODULES:
@@ -101,6 +107,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TransportError as exc:
         print(f"error: OpenSearch refused the request: {exc}", file=sys.stderr)
         return EXIT_CLUSTER
+    except BiohybridError as exc:  # any other expected failure: its message names the cause and the fix
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return expected_failure_exit(exc)
+
+
+def expected_failure_exit(error: BiohybridError) -> int:
+    """The exit code of an expected failure: the cluster or a service is unavailable (3), a request or
+    configuration the user can fix (2), anything else the project raised (1)."""
+    if isinstance(error, UnavailableError):
+        return EXIT_CLUSTER
+    if isinstance(error, ClientError | FileNotFoundError):
+        return EXIT_CONFIG
+    return 1
 
 
 if __name__ == "__main__":

@@ -97,6 +97,7 @@ run: node-up service-up ## everything: node, models, pipelines, demo corpus, sta
 	@$(MAKE) --no-print-directory api-up
 	$(BIN)/biohybrid --log-format text status
 	@$(MAKE) --no-print-directory demo
+	@$(BIN)/biohybrid status --next-steps
 
 nfcorpus: node-up service-up ## index NFCorpus (6,794 chunks; ~11 min on 2 cores the first time, seconds once cached) for evaluation
 	$(BIN)/biohybrid --log-format text ingest nfcorpus --index chunks-nfcorpus

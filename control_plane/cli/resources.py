@@ -47,6 +47,12 @@ def add_parsers(commands: Subcommands) -> None:
         description="Report the node and the state (in sync / drift / missing) of each resource.",
     )
     status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.add_argument(
+        "--next-steps",
+        action="store_true",
+        help="print only what runs where (from the settings) and the commands to try next: what `make run` "
+        "prints last",
+    )
     status.set_defaults(handler=_status)
 
 
@@ -99,6 +105,9 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _status(settings: Settings, args: argparse.Namespace) -> int:
+    if args.next_steps:
+        print("\n".join(next_steps(settings)))
+        return 0
     client = make_client(settings.opensearch)
     status = read_status(client, settings, current_resources(client, settings))
     if args.json:
@@ -126,3 +135,19 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
     for index, models in status.indices.items():
         print(f"{'index':<11} {index}: {models}")
     return 0
+
+
+def next_steps(settings: Settings) -> list[str]:
+    """What is running where (from the settings in use) and the commands a newcomer runs next."""
+    api = f"http://{settings.api.host}:{settings.api.port}"
+    return [
+        "running",
+        f"  OpenSearch         {settings.opensearch.url}  (search pipelines clinical-*, hybrid-*)",
+        f"  inference service  {settings.models.service_url}  (the models ml-commons calls)",
+        f"  control API        {api}  (/v1/search, /v1/rewrite; keys in the config's api.keys)",
+        "next",
+        '  biohybrid query "side effects of the treatment" --index chunks-demo --pipeline clinical-rrf',
+        "  make test           the test suite against this node",
+        "  make docs           the guide at http://127.0.0.1:8000/",
+        "  make api-down node-down   stop everything (the node and the inference service)",
+    ]

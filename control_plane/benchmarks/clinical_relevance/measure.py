@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
-from control_plane.clinical.intent_quality import LabelledQuery, QualityReport, measure_detection
+from control_plane.clinical.intent_quality import Form, LabelledQuery, QualityReport, measure_detection
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.planning import intent_config, intent_config_path
 from control_plane.config.settings import SectionRoutingSettings, Settings
@@ -91,11 +92,18 @@ def end_to_end(
     return rankings
 
 
+def sample_form(query: Query) -> str:
+    """The query's form as the labelled-sample check names forms (exact, paraphrase, complex); a
+    collection's other forms (clinical-natural's topic, clinical-fresh's implicit, ...) count as none."""
+    form = query.metadata.get("form")
+    return str(form) if form in get_args(Form) else "none"
+
+
 def detection(queries: Sequence[Query], settings: Settings) -> QualityReport:
     """Precision and recall of intent detection against the split's intent labels, per intent."""
     labelled = [
         LabelledQuery.model_validate(
-            {"query": q.text, "intents": q.metadata.get("intents") or [], "form": q.metadata.get("form")}
+            {"query": q.text, "intents": q.metadata.get("intents") or [], "form": sample_form(q)}
         )
         for q in queries
     ]

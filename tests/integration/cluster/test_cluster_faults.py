@@ -298,14 +298,18 @@ def test_searches_during_a_node_kill_are_complete_or_say_they_are_partial(node_k
 
 
 def test_after_recovery_every_search_gives_what_it_gave_before(node_kill: NodeKill) -> None:
-    """/v1/search: the same ranking. Direct: the same top 10 up to swaps of neighbouring hits
-    (``agrees_up_to_neighbour_swaps``)."""
+    """Over the unreplicated index (``api-solo``), /v1/search gives the same ranking. Over the replicated
+    one, directly and through /v1/search, the same top 10 up to swaps of neighbouring hits
+    (``agrees_up_to_neighbour_swaps``): with document replication each shard copy indexes the chunks
+    itself and orders a component's exactly tied scores by its own doc order, RRF (the default fusion)
+    turns that into different ranks, and after the victim's copies moved another copy answers. Two CI
+    runs (2026-11-27) saw /v1/search swap two neighbouring chunks of one trial at ranks 4-5 and 8-9."""
     before = {(a.path, a.query): a.ids for a in node_kill.before}
     assert all(a.error is None and not a.partial for a in node_kill.after)
     assert {(a.path, a.query) for a in node_kill.after} == set(before)
     for answer in node_kill.after:
         expected = before[(answer.path, answer.query)]
-        if answer.path == "direct":
+        if answer.path in ("direct", "api"):
             assert agrees_up_to_neighbour_swaps(expected, answer.ids), (answer.query, expected, answer.ids)
         else:
             assert answer.ids == expected, (answer.path, answer.query)

@@ -309,8 +309,11 @@ def test_after_recovery_every_search_gives_what_it_gave_before(node_kill: NodeKi
     assert {(a.path, a.query) for a in node_kill.after} == set(before)
     for answer in node_kill.after:
         expected = before[(answer.path, answer.query)]
-        if answer.path in ("direct", "api"):
+        if answer.path == "direct":  # asked for more than 10 hits, so a swap across the 10th place shows
             assert agrees_up_to_neighbour_swaps(expected, answer.ids), (answer.query, expected, answer.ids)
+        elif answer.path == "api":  # 10 hits: the 10th may have swapped with an 11th no answer holds
+            swapped = agrees_up_to_neighbour_swaps(expected, answer.ids, k=len(expected) - 1)
+            assert swapped, (answer.query, expected, answer.ids)
         else:
             assert answer.ids == expected, (answer.path, answer.query)
     assert all(before.values())

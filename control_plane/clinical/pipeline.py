@@ -287,16 +287,19 @@ def route(
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)
 
 
+def _intents_label(plan: ClinicalPlan) -> str:
+    return ",".join(intent.name for intent in plan.intents) or "none"
+
+
 def _not_here(candidates: Sequence[Candidate], plan: ClinicalPlan, absent: Sequence[str]) -> Route:
     """The fused scores, unrouted, when every record the question names is absent from the index (no
     other record's section is lifted in its name), each hit saying so."""
-    intents = ",".join(intent.name for intent in plan.intents) or "none"
-    note = f"intents={intents}; not routed: no record here carries {', '.join(absent)}"
+    note = f"intents={_intents_label(plan)}; not routed: no record here carries {', '.join(absent)}"
     return Route(scores=tuple(c.score for c in candidates), notes=tuple(note for _ in candidates))
 
 
 def _note(candidate: Candidate, plan: ClinicalPlan, topical: Mapping[str, float]) -> str:
     """What routing did to a hit: the intents, and the factor it was lifted by (if any)."""
-    intents = ",".join(intent.name for intent in plan.intents) or "none"
+    intents = _intents_label(plan)
     factor = route_factor(candidate, plan.boosts) if candidate.doc_id in topical else 1.0
     return f"intents={intents}; lifted x{factor:.2f}" if factor > 1.0 else f"intents={intents}; not lifted"

@@ -113,5 +113,7 @@ def absent_records(text: str, carried: Iterable[Iterable[str] | None]) -> tuple[
     the request may see: routing must not lift another record's section in its name. When one of
     several named ids is present, that record is what the question is about and routing goes on."""
     named = registry_ids(text)
+    if not named:
+        return ()
     have = {str(identifier).casefold() for ids in carried for identifier in (ids or ())}
     return () if any(i.casefold() in have for i in named) else named

@@ -40,16 +40,19 @@ def direct(client: OpenSearch, index: str, pipeline: str, query: dict[str, Any],
     return [hit["_id"] for hit in answer["hits"]["hits"]]
 
 
+def service_chunk_ids(service: SearchService, index: str, request: Mapping[str, Any]) -> list[str]:
+    """The chunk ids /v1/search's service (tenant ``default``) answers a SearchSpec body with."""
+    spec = SearchSpec.model_validate(request)
+    return [r.chunk_id for r in service.search(spec, "default", index).results if isinstance(r, ChunkResult)]
+
+
 def api_ranker(service: SearchService, index: str, fusion: str, boosts: bool) -> Ranker:
     """/v1/search's service (tenant ``default``) with clinical boosts on or off: its chunk ids."""
 
     def rank(text: str) -> list[str]:
-        spec = SearchSpec.model_validate(
-            {"query": text, "size": K, "boosts": boosts, "fusion_method": fusion}
+        return service_chunk_ids(
+            service, index, {"query": text, "size": K, "boosts": boosts, "fusion_method": fusion}
         )
-        return [
-            r.chunk_id for r in service.search(spec, "default", index).results if isinstance(r, ChunkResult)
-        ]
 
     return rank
 

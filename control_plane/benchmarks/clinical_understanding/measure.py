@@ -16,12 +16,11 @@ from control_plane.benchmarks.clinical_pipelines.measure import (
     direct,
     judged_questions,
     plain_query,
+    service_chunk_ids,
 )
 from control_plane.measures.metrics import ndcg_at_k
 from control_plane.query.components import text_hybrid_query
-from control_plane.search.results import ChunkResult
 from control_plane.search.service import SearchService
-from control_plane.search.spec import SearchSpec
 from control_plane.testsets.catalog import Query
 
 API_OFF: Final = "/v1/search off"
@@ -42,10 +41,7 @@ def expected_ranker(
     def rank(text: str) -> list[str]:
         named = list(intents.get(text, ()))
         body = {"query": text, "size": K, "fusion_method": fusion, "boosts": bool(named)}
-        spec = SearchSpec.model_validate({**body, **({"query_intent": named} if named else {})})
-        return [
-            r.chunk_id for r in service.search(spec, "default", index).results if isinstance(r, ChunkResult)
-        ]
+        return service_chunk_ids(service, index, {**body, **({"query_intent": named} if named else {})})
 
     return rank
 

@@ -5,7 +5,6 @@ the corpus have no answer. Pure: reads the committed files only."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from functools import cache
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from control_plane.datasets_root import project_testsets_root
-from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split
+from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split, read_jsonl
 from control_plane.evaluation.natural_set.judge import judge
 from control_plane.testsets.catalog import load_test_set
 
@@ -23,14 +22,12 @@ FORMS = {"implicit", "named_record", "many_records", "topic", "paraphrase", "two
 
 @cache
 def _queries() -> list[dict[str, Any]]:
-    lines = (FOLDER / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    return read_jsonl(FOLDER / "queries.jsonl")
 
 
 @cache
 def _judgments() -> list[dict[str, Any]]:
-    lines = (FOLDER / "judgments.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    return read_jsonl(FOLDER / "judgments.jsonl")
 
 
 def _absent() -> set[str]:

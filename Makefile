@@ -2,7 +2,8 @@
 #   make run   set up everything: the local OpenSearch node, the inference service and its models
 #              registered in ml-commons, templates and pipelines, the demo corpus indexed, status and
 #              example queries printed (the evaluation corpora: make nfcorpus, make scifact)
-#   make test  set up everything, lint, type-check, build the documentation site strictly, and run unit +
+#   make test  set up everything (the evaluation corpora fetched when found nowhere: make datasets), lint,
+#              type-check, build the documentation site strictly, and run unit +
 #              integration tests (the docs' runnable examples among them) against the real node (reused if
 #              running, else provisioned and stopped again afterwards)
 SHELL := /bin/bash
@@ -18,7 +19,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo docs clean
+.PHONY: help setup run datasets nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -99,10 +100,15 @@ run: node-up service-up ## everything: node, models, pipelines, demo corpus, sta
 	@$(MAKE) --no-print-directory demo
 	@$(BIN)/biohybrid status --next-steps
 
+datasets: setup ## fetch the evaluation corpora (NFCorpus, SciFact, MEDLINE) found nowhere, checked against their sha256 pins (datasets/README.md)
+	$(BIN)/biohybrid --log-format text datasets fetch
+
 nfcorpus: node-up service-up ## index NFCorpus (6,794 chunks; ~11 min on 2 cores the first time, seconds once cached) for evaluation
+	$(BIN)/biohybrid --log-format text datasets fetch nfcorpus --if-missing
 	$(BIN)/biohybrid --log-format text ingest nfcorpus --index chunks-nfcorpus
 
 scifact: node-up service-up ## index SciFact (9,076 chunks; ~15 min on 2 cores the first time) for evaluation
+	$(BIN)/biohybrid --log-format text datasets fetch scifact --if-missing
 	$(BIN)/biohybrid --log-format text ingest scifact --index chunks-scifact
 
 demo: setup ## example queries: straight to OpenSearch's pipelines, then through the control API
@@ -129,7 +135,7 @@ unit: setup ## unit tests only (no node)
 integration: setup ## integration tests against the local node
 	$(BIN)/pytest tests/integration
 
-test: lint ## lint, then every test (unit and integration) in two halves at once (PYTEST_ARGS adds pytest options)
+test: lint datasets ## lint, fetch the evaluation corpora found nowhere, then every test (unit and integration) in two halves at once (PYTEST_ARGS adds pytest options)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 test-export: setup ## export-time parity against torch (installs the export extra: torch with its CUDA libraries, several GB)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from control_plane.checksums import sha256_file
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.logs import configure_logging
 from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.dense import DenseEncoder
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "all" in names:
         names = list(manifest.models)
     cache = args.cache or manifest.root / manifest.cache_dir
-    sample = nfcorpus_sample(args.nfcorpus or datasets_root() / "nfcorpus", args.queries, args.documents)
+    sample = nfcorpus_sample(args.nfcorpus or dataset_folder("nfcorpus"), args.queries, args.documents)
     command = "python -m model_artifacts.build " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     failures = []
     for name in names:

@@ -16,6 +16,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import SSLError as OpenSearchSSLError
 
 from control_plane.cli import (
+    datasets,
     evaluate,
     ingest,
     intents,
@@ -37,7 +38,19 @@ from control_plane.resources.catalog import load_resources
 from control_plane.resources.render import RenderError
 
 # One module per command group; each adds its subparsers and sets `handler`.
-COMMAND_MODULES = (resources, models, ingest, query, search, evaluate, service, intents, snapshot, jobs)
+COMMAND_MODULES = (
+    resources,
+    models,
+    datasets,
+    ingest,
+    query,
+    search,
+    evaluate,
+    service,
+    intents,
+    snapshot,
+    jobs,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

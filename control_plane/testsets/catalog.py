@@ -22,8 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
-from control_plane.datasets_root import DATASETS_DIR_ENV_VAR as DATASETS_DIR_ENV
-from control_plane.datasets_root import PROJECT_TESTSETS_DIR_ENV_VAR, datasets_root, project_testsets_root
+from control_plane.datasets.locate import PROJECT_TESTSETS_DIR_ENV_VAR, dataset_folder, project_testsets_root
 from control_plane.measures.metrics import Qrels, Run, rank_documents
 
 _KNOWN_TEST_SETS: dict[str, tuple[str, str]] = {
@@ -141,13 +140,7 @@ def load_test_set(test_set_id: str) -> TestSet:
             corpus_folder = project_testsets_root() / _SHARED_CORPUS[name]
     elif test_set_id in _KNOWN_TEST_SETS:
         dataset, split = _KNOWN_TEST_SETS[test_set_id]
-        root = datasets_root()
-        folder = root / dataset
-        if not folder.is_dir():
-            raise FileNotFoundError(
-                f"test set {test_set_id!r} needs {folder}; set {DATASETS_DIR_ENV} to the folder that "
-                f"holds {dataset}/ (currently {root})"
-            )
+        folder = dataset_folder(dataset)
     else:
         folder_text, has_split, split = test_set_id.rpartition(":")
         if not has_split or not folder_text or not split:

@@ -37,7 +37,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from control_plane.checksums import sha256_file
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
@@ -276,9 +276,9 @@ def medline_pairs(
 
 def medline_documents() -> Iterator[Document]:
     """The shared MEDLINE sample's citations, file by file in name order (parse errors skipped)."""
-    files = sorted((datasets_root() / "medline").glob("*.xml.gz"))
+    files = sorted(dataset_folder("medline").glob("*.xml.gz"))
     if not files:
-        raise DataError(f"no MEDLINE files (*.xml.gz) in {datasets_root() / 'medline'}")
+        raise DataError(f"no MEDLINE files (*.xml.gz) in {dataset_folder('medline')}")
     return (
         d for d in itertools.chain.from_iterable(iter_medline(f) for f in files) if isinstance(d, Document)
     )

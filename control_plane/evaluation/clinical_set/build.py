@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.clinical_set.judgments import NO_INTENT, answer_chunks, judge
 from control_plane.evaluation.clinical_set.records import (
     Record,
@@ -39,7 +39,7 @@ from control_plane.ingestion.parsers import parse_documents, unique_documents
 
 SEED: Final = 15
 BUILDER_VERSION: Final = "1"
-MEDLINE_FILE: Final = "medline/pubmed21n1298.xml.gz"
+MEDLINE_FILE: Final = "pubmed21n1298.xml.gz"
 MEDLINE_JUDGED: Final = 40
 MEDLINE_DISTRACTORS: Final = 160
 MEDLINE_SUBSET: Final = "medline-subset.xml.gz"
@@ -186,15 +186,19 @@ def medline_selection(path: Path) -> tuple[list[Document], list[Document]]:
     return judged, distractors
 
 
-def clinical_documents(root: Path) -> list[Document]:
-    """Trials and articles, one per id: the most complete form of a record seen twice, as ingest keeps."""
-    return unique_documents(parse_documents([root / "clinicaltrials", root / "pmc"]))
+def _folder(name: str, root: Path | None) -> Path:
+    return root / name if root is not None else dataset_folder(name)
+
+
+def clinical_documents(root: Path | None = None) -> list[Document]:
+    """Trials and articles, one per id: the most complete form of a record seen twice, as ingest keeps
+    (``root``: a folder holding clinicaltrials/ and pmc/; by default where each dataset is found)."""
+    return unique_documents(parse_documents([_folder("clinicaltrials", root), _folder("pmc", root)]))
 
 
 def build(out: Path, root: Path | None = None) -> dict[str, object]:
     """Write the collection to ``out`` and return its summary (also written as build.json)."""
-    root = root or datasets_root()
-    medline_path = root / MEDLINE_FILE
+    medline_path = _folder("medline", root) / MEDLINE_FILE
     judged_medline, distractors = medline_selection(medline_path)
     documents = clinical_documents(root) + judged_medline + distractors
     records = [to_record(document) for document in documents]

@@ -1,6 +1,6 @@
 """One entry point for every source: pick the parser by dataset id or by file, stream documents and errors.
 
-``iter_documents("pmc")`` walks the dataset's files under :func:`control_plane.datasets_root.datasets_root`;
+``iter_documents("pmc")`` walks the dataset's files in its folder (``datasets.locate.dataset_folder``);
 ``iter_documents(path)`` and ``iter_documents([paths...])`` parse given files (a folder means its files).
 Bulk callers get :class:`~control_plane.ingestion.errors.ParseError` items inline, log them and go on.
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.beir import iter_beir, parse_beir
@@ -54,14 +54,14 @@ __all__ = [
 DocumentStream = Iterator[Document | ParseError]
 FileParser = Callable[[Path], DocumentStream]
 
-DATASET_FILES: Final[dict[str, tuple[str, ...]]] = {
-    "pmc": ("pmc/*.nxml",),
-    "ctgov": ("clinicaltrials/xml/*.xml", "clinicaltrials/json/*.json"),
-    "medline": ("medline/*.xml.gz", "medline/*.xml"),
-    "nfcorpus": ("nfcorpus/corpus.jsonl",),
-    "scifact": ("scifact/corpus.jsonl",),
+DATASET_FILES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "pmc": ("pmc", ("*.nxml",)),
+    "ctgov": ("clinicaltrials", ("xml/*.xml", "json/*.json")),
+    "medline": ("medline", ("*.xml.gz", "*.xml")),
+    "nfcorpus": ("nfcorpus", ("corpus.jsonl",)),
+    "scifact": ("scifact", ("corpus.jsonl",)),
 }
-"""Glob patterns, relative to the datasets root, of each dataset's document files."""
+"""Each dataset id's folder and the glob patterns of its document files inside it."""
 
 _PARSERS_BY_ROOT_TAG: Final[dict[str, FileParser]] = {
     "article": iter_jats,
@@ -71,11 +71,13 @@ _PARSERS_BY_ROOT_TAG: Final[dict[str, FileParser]] = {
 
 
 def dataset_files(dataset: str, root: Path | None = None) -> list[Path]:
-    """The sorted document files of a dataset id; ``ValueError`` lists the known ids."""
-    patterns = DATASET_FILES.get(dataset)
-    if patterns is None:
+    """The sorted document files of a dataset id (under ``root``, a folder holding the dataset's folder,
+    when given); ``ValueError`` lists the known ids."""
+    known = DATASET_FILES.get(dataset)
+    if known is None:
         raise ValueError(f"unknown dataset {dataset!r}; known datasets: {', '.join(DATASET_FILES)}")
-    base = root or datasets_root()
+    folder, patterns = known
+    base = root / folder if root is not None else dataset_folder(folder)
     return sorted({path for pattern in patterns for path in base.glob(pattern)})
 
 

@@ -16,7 +16,7 @@ from control_plane.api.app import create_app
 from control_plane.api.auth import key_sha256
 from control_plane.cluster.manage import apply_resources
 from control_plane.config.settings import ApiKey
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.process import start_service, stop_service
@@ -29,7 +29,6 @@ from control_plane.resources.catalog import load_resources
 @pytest.fixture(scope="session")
 def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiStack]:
     prefix = session_index("api")
-    root = datasets_root()
     state, port = tmp_path_factory.mktemp("inference"), free_port()
     with pytest.MonkeyPatch.context() as env:  # the fault switch: only armed faults ever fire
         env.setenv(FAULT_ENV_VAR, "1")
@@ -52,9 +51,8 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
         ids = {m.role: m.model_id for m in register_models(client, settings)}
         apply_resources(client, settings, load_resources(settings, ids))
         with demo_encoding_lock():
-            demo = ingest_for_tenant(
-                client, settings, [str(root / "clinicaltrials"), str(root / "pmc")], f"{prefix}-a", "tenant-a"
-            )
+            sources = [str(dataset_folder("clinicaltrials")), str(dataset_folder("pmc"))]
+            demo = ingest_for_tenant(client, settings, sources, f"{prefix}-a", "tenant-a")
         docs = {
             "tenant-a": demo,
             "tenant-b": ingest_for_tenant(

@@ -12,7 +12,7 @@ import pytest
 from integration.api.stack import ApiStack, headers
 from opensearchpy import OpenSearch
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.search.service import SearchService
 from control_plane.search.spec import SearchSpec
 
@@ -31,7 +31,7 @@ def _post(stack: ApiStack, path: str, body: dict[str, Any]) -> dict[str, Any]:
 def _registry_file(doc_id: str) -> Path | None:
     """The record's legacy XML file when it is the only file of that trial (a trial present in two
     formats is indexed from whichever was read last)."""
-    root = datasets_root() / "clinicaltrials"
+    root = dataset_folder("clinicaltrials")
     files = list(root.glob(f"*/{doc_id}.*"))
     return files[0] if len(files) == 1 and files[0].suffix == ".xml" else None
 

@@ -24,7 +24,7 @@ from integration.service import free_port, registered_models
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import LOCAL_FILE, Settings
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
 from control_plane.ingestion.setup import python_encoder
@@ -48,13 +48,12 @@ class DocsStack:
 
 
 def _ingest_demo(client: OpenSearch, settings: Settings, index: str, dead_letter: Path) -> None:
-    root = datasets_root()
     encoder, counter = python_encoder(settings)
     options = IngestOptions(index=index, strategy="section", progress=False, limit_documents=DEMO_DOCUMENTS)
     with demo_encoding_lock():  # the chunks the API stack encoded: read from the shared cache
         summary = ingest(
             client,
-            [str(root / "pmc"), str(root / "clinicaltrials")],
+            [str(dataset_folder("pmc")), str(dataset_folder("clinicaltrials"))],
             options,
             encoder,
             DeadLetterFile(dead_letter),

@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from control_plane.datasets_root import datasets_root, project_testsets_root
+from control_plane.datasets.locate import project_testsets_root
 from control_plane.evaluation.clinical_set.build import (
     MEDLINE_SUBSET,
     build_queries,
@@ -29,7 +29,7 @@ REBUILD = "rebuild it with `python -m control_plane.evaluation.clinical_set --ou
 
 @cache
 def records() -> dict[str, Record]:
-    documents = clinical_documents(datasets_root()) + list(parse_documents([FOLDER / MEDLINE_SUBSET]))
+    documents = clinical_documents() + list(parse_documents([FOLDER / MEDLINE_SUBSET]))
     return {document.doc_id: to_record(document) for document in documents}
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pdf_samples import TypesetPdf, single_column_pdf, two_column_pdf
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import find_dataset
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.parsers import dataset_files, iter_documents
@@ -16,11 +16,14 @@ from control_plane.ingestion.tokens import HuggingFaceTokenCounter, minilm_token
 
 
 @pytest.fixture(scope="session")
-def datasets() -> Path:
-    try:
-        return datasets_root()
-    except FileNotFoundError as error:
-        pytest.skip(str(error))
+def datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder holding every dataset found (links to wherever each is: the repository's datasets/, the
+    shared folder, $BIOHYBRID_DATASETS_DIR); tests/unit/datasets/ says which are missing."""
+    root = tmp_path_factory.mktemp("datasets")
+    for name in ("pmc", "clinicaltrials", "medline", "nfcorpus", "scifact"):
+        if (found := find_dataset(name)) is not None:
+            (root / name).symlink_to(found, target_is_directory=True)
+    return root
 
 
 def _parse_all(dataset: str, root: Path) -> list[Document]:

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.datasets_root import DATASETS_DIR_ENV_VAR, datasets_root
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.parsers import (
@@ -18,17 +17,6 @@ from control_plane.ingestion.parsers import (
     parser_for,
     unknown_sources,
 )
-
-
-def test_datasets_root_honours_the_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(DATASETS_DIR_ENV_VAR, str(tmp_path))
-    assert datasets_root() == tmp_path
-
-
-def test_missing_datasets_root_names_the_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(DATASETS_DIR_ENV_VAR, str(tmp_path / "absent"))
-    with pytest.raises(FileNotFoundError, match=DATASETS_DIR_ENV_VAR):
-        datasets_root()
 
 
 def test_dataset_ids_map_to_their_files(datasets: Path) -> None:
@@ -49,10 +37,7 @@ def test_parser_is_chosen_by_suffix_or_root_element(datasets: Path) -> None:
     assert parser_for(datasets / "scifact" / "corpus.jsonl") is iter_beir
 
 
-def test_iter_documents_accepts_dataset_ids_files_and_folders(
-    monkeypatch: pytest.MonkeyPatch, datasets: Path
-) -> None:
-    monkeypatch.setenv(DATASETS_DIR_ENV_VAR, str(datasets))
+def test_iter_documents_accepts_dataset_ids_files_and_folders(datasets: Path) -> None:
     by_id = [d.doc_id for d in parse_documents("pmc")]
     by_folder = [d.doc_id for d in parse_documents(datasets / "pmc")]
     by_files = [d.doc_id for d in parse_documents(sorted((datasets / "pmc").glob("*.nxml")))]

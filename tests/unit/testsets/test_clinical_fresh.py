@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from control_plane.datasets_root import project_testsets_root
+from control_plane.datasets.locate import project_testsets_root
 from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split, read_jsonl
 from control_plane.evaluation.natural_set.judge import judge
 from control_plane.testsets.catalog import load_test_set

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from control_plane.datasets_root import project_testsets_root
+from control_plane.datasets.locate import project_testsets_root
 from control_plane.evaluation.natural_set.build import (
     FORMS,
     INTENTS,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets import locate
+from control_plane.datasets.locate import DATASETS_DIR_ENV_VAR as DATASETS_DIR_ENV
 from control_plane.measures.metrics import Run
 from control_plane.testsets.catalog import (
-    DATASETS_DIR_ENV,
     KNOWN_TEST_SET_IDS,
     Document,
     Query,
@@ -20,8 +20,6 @@ from control_plane.testsets.catalog import (
     read_trec_run,
     write_trec_run,
 )
-
-REPOSITORY_ROOT = Path(__file__).resolve().parents[3]
 
 # Figures from shared/datasets/README.md, checked against the files with
 # `tail -n +2 qrels/<split>.tsv | cut -f1 | sort -u | wc -l` (queries) and `wc -l` minus the header (rows).
@@ -95,14 +93,6 @@ def test_splits_do_not_share_queries() -> None:
     assert dev.isdisjoint(test)
 
 
-def test_default_datasets_dir_is_shared_datasets_beside_the_repository(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv(DATASETS_DIR_ENV, raising=False)
-    assert datasets_root() == REPOSITORY_ROOT.parent / "shared" / "datasets"
-    assert (datasets_root() / "nfcorpus").is_dir()
-
-
 def test_env_var_overrides_datasets_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _write_beir_folder(tmp_path / "nfcorpus", {"dev": "q2\td2\t1\n"})
     monkeypatch.setenv(DATASETS_DIR_ENV, str(tmp_path))
@@ -111,11 +101,13 @@ def test_env_var_overrides_datasets_dir(tmp_path: Path, monkeypatch: pytest.Monk
     assert list(test_set.queries()) == [Query(query_id="q2", text="statins")]
 
 
-def test_missing_dataset_under_env_dir_names_the_env_var(
+def test_a_dataset_found_nowhere_names_both_ways_to_get_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(DATASETS_DIR_ENV, str(tmp_path))
-    with pytest.raises(FileNotFoundError, match=DATASETS_DIR_ENV):
+    monkeypatch.setattr(locate, "REPOSITORY_DATASETS", tmp_path / "repository")
+    monkeypatch.setattr(locate, "SHARED_DATASETS", tmp_path / "shared")
+    with pytest.raises(FileNotFoundError, match=f"biohybrid datasets fetch scifact.*{DATASETS_DIR_ENV}"):
         load_test_set("scifact/train")
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from control_plane.datasets_root import datasets_root
+from control_plane.datasets.locate import dataset_folder
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
 from control_plane.testsets.catalog import load_test_set
@@ -55,7 +55,7 @@ def test_settings_added_later_keep_an_older_cache_name_at_their_defaults() -> No
 
 
 def _citations(count: int) -> list[Document]:
-    path = sorted((datasets_root() / "medline").glob("*.xml.gz"))[0]
+    path = sorted(dataset_folder("medline").glob("*.xml.gz"))[0]
     documents = (d for d in iter_medline(path) if isinstance(d, Document))
     return list(itertools.islice(documents, count))
 

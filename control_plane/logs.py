@@ -25,9 +25,29 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
-def configure_logging(level: str = "INFO", fmt: str = "json") -> None:
+# Client libraries that log each failed attempt with its traceback (opensearch-py per connection error).
+_CLIENT_LOGGERS = ("opensearch", "urllib3")
+
+
+class ClientTracebackFilter(logging.Filter):
+    """A client library's warning keeps its line and gains the error's one-line text; its traceback (a
+    refused connection is an expected failure, said once more by the command's own error line) shows
+    only with --debug."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.name.split(".")[0] in _CLIENT_LOGGERS:
+            error = record.exc_info[1]
+            record.error = f"{type(error).__name__}: {error}" if error else ""
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def configure_logging(level: str = "INFO", fmt: str = "json", *, debug: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter("%(levelname)s %(message)s"))
+    if not debug:
+        handler.addFilter(ClientTracebackFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

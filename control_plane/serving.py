@@ -8,8 +8,10 @@ The control API and the inference service both run through here (``python -m con
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable
 from types import FrameType
@@ -18,7 +20,27 @@ from typing import Any
 from waitress.server import create_server
 from werkzeug.serving import make_server
 
+from control_plane.errors import BiohybridError
+
 log = logging.getLogger(__name__)
+
+
+class ListenError(BiohybridError):
+    """The address cannot be listened on: a start-up failure the message tells how to fix."""
+
+
+def _listen_error(host: str, port: int, error: OSError) -> ListenError:
+    if error.errno == errno.EADDRINUSE:
+        why = (
+            f"port {port} is in use; `ss -ltnp 'sport = :{port}'` shows which process holds it: stop it "
+            "(`biohybrid api stop`, `biohybrid service stop`) or choose another port with --port"
+        )
+    elif error.errno == errno.EACCES:
+        why = f"no permission to listen on port {port}; choose a port above 1023 with --port"
+    else:
+        why = f"{error.strerror or error}; check the host ({host!r}) and --port"
+    return ListenError(f"cannot listen on {host}:{port}: {why}")
+
 
 WsgiApp = Callable[..., Any]
 # How often the main thread looks at the signal flag, and how long it waits for the loop to end.
@@ -36,6 +58,16 @@ class _StopFlag:
 
     def request(self, signum: int, _frame: FrameType | None) -> None:
         self.signal = signum
+
+
+def check_listenable(host: str, port: int) -> None:
+    """Bind and release ``host:port`` once: a service that starts threads before it serves (the inference
+    service loads its models) learns that the port is taken before anything is running."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as error:
+        raise _listen_error(host, port, error) from error
 
 
 def serve(
@@ -82,7 +114,10 @@ class _DevelopmentServer:
     """werkzeug's threaded development server behind the same run / close calls (``--debug`` only)."""
 
     def __init__(self, app: WsgiApp, host: str, port: int) -> None:
-        self._server = make_server(host, port, app, threaded=True)
+        try:
+            self._server = make_server(host, port, app, threaded=True)
+        except OSError as error:
+            raise _listen_error(host, port, error) from error
         self.port = int(self._server.server_port)
         self._serving = False
 
@@ -106,9 +141,12 @@ class ThreadedServer:
     def __init__(self, app: WsgiApp, host: str, port: int, threads: int) -> None:
         self._channels: dict[int, Any] = {}
         # One host and port: a single TcpWSGIServer (its trigger and effective_port are used below).
-        self._server: Any = create_server(
-            app, map=self._channels, host=host, port=port, threads=threads, ident="biohybrid"
-        )
+        try:
+            self._server: Any = create_server(
+                app, map=self._channels, host=host, port=port, threads=threads, ident="biohybrid"
+            )
+        except OSError as error:
+            raise _listen_error(host, port, error) from error
         self.port = int(getattr(self._server, "effective_port", port))
         self._running = threading.Event()
         self._stopped = threading.Event()

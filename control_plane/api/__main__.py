@@ -16,7 +16,7 @@ from control_plane.cluster.manage import check_node
 from control_plane.config.settings import ConfigError, Settings, load_settings
 from control_plane.errors import BiohybridError
 from control_plane.logs import configure_logging
-from control_plane.serving import serve
+from control_plane.serving import ListenError, serve
 
 log = logging.getLogger("control_plane.api")
 
@@ -32,11 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         "--debug", action="store_true", help="werkzeug's development server (never in production)"
     )
     args = parser.parse_args(argv)
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, debug=args.debug)
     try:
         settings = load_settings(args.config)
         app = create_app(settings)  # builds the OpenSearch clients: reads opensearch.password_file
-    except ConfigError as exc:
+    except (ConfigError, BiohybridError) as exc:
+        if args.debug:
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
     refusal = check_opensearch(settings)
@@ -49,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     port = args.port if args.port is not None else settings.api.port
     try:
         serve(app, host, port, threads=settings.api.threads, debug=args.debug)  # until SIGTERM / SIGINT
+    except ListenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     finally:
         interrupted = shutdown(app, settings.api.job_grace_s)
     if interrupted:

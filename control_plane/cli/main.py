@@ -8,6 +8,7 @@ circuit_open, ...).
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable, Sequence
 
@@ -83,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, debug=args.debug)
+    if not args.debug:  # a refused connection is said once, by the command's own error line
+        logging.getLogger("opensearch").setLevel(logging.ERROR)
     try:
         settings = load_settings(args.config)
         load_resources(settings)

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from control_plane.errors import BiohybridError
 from control_plane.inference.config import DEFAULT_HOST, DEFAULT_PORT, ServiceConfig
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.server import serve
@@ -94,10 +95,11 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format, debug=args.debug)
     try:
-        config = config_from_args(args)
-    except ValueError as exc:
+        return serve(config_from_args(args))
+    except (BiohybridError, ValueError) as exc:  # expected start-up failures: one line, the fix in it
+        if args.debug:
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return serve(config)

@@ -14,7 +14,9 @@ from types import TracebackType
 from control_plane.inference.app import Loading, create_app
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.host import ModelHost
-from control_plane.serving import ThreadedServer
+from control_plane.models.artifacts import check_artifact_present
+from control_plane.models.manifest import ManifestError, load_manifest
+from control_plane.serving import ThreadedServer, check_listenable
 from control_plane.serving import serve as serve_app
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 def serve(config: ServiceConfig | None = None) -> int:
     """Serve until SIGINT or SIGTERM; models load in the background (watch /ready). Returns an exit code."""
     config = config or ServiceConfig()
+    preflight(config)
     app = create_app(config, load="background")
     host: ModelHost = app.extensions["biohybrid.host"]
     log.info("models", extra={"models": list(host.states)})
@@ -32,6 +35,24 @@ def serve(config: ServiceConfig | None = None) -> int:
         host.stop()
         log.info("stopped")
     return 0
+
+
+def preflight(config: ServiceConfig) -> None:
+    """What would fail every request, checked before the port is taken (models load in the background, so
+    a failure there only shows on /ready): the port free, the manifest, each model's name and role, its
+    files present."""
+    check_listenable(config.host, config.port)
+    manifest = load_manifest(config.manifest)
+    for role, names in (
+        ("dense", config.dense_models),
+        ("sparse", config.sparse_models),
+        ("rerank", config.rerank_models),
+    ):
+        for name in names:
+            spec = manifest.model(name)
+            if spec.role != role:
+                raise ManifestError(f"model '{name}' is a {spec.role} model, not {role} (--{role} {name})")
+            check_artifact_present(manifest, spec)
 
 
 class BackgroundServer:

@@ -33,11 +33,32 @@ class ArtifactFiles:
     tokenizer: Path
 
 
+def rebuild_hint(spec: ModelSpec) -> str:
+    """How a missing or changed artifact of ``spec`` is made again."""
+    return "fetch with `biohybrid models fetch`" if spec.source.fetched else f"rebuild with `{spec.build}`"
+
+
+def check_artifact_present(manifest: Manifest, spec: ModelSpec) -> None:
+    """The runtime variant's files exist (no digests: a start-up check that costs nothing; loading
+    verifies them)."""
+    artifact = spec.artifacts.get(spec.runtime_variant)
+    if artifact is None:
+        raise ArtifactError(
+            f"model '{spec.name}' has no recorded artifact in {manifest.path}; {rebuild_hint(spec)}"
+        )
+    folder = manifest.root / artifact.path
+    missing = sorted(name for name in artifact.files if not (folder / name).is_file())
+    if missing:
+        raise ArtifactError(
+            f"model '{spec.name}' is missing {', '.join(missing)} in {folder}; {rebuild_hint(spec)}"
+        )
+
+
 def verified_artifact(manifest: Manifest, spec: ModelSpec, variant: str | None = None) -> ArtifactFiles:
     """Return the files of ``spec``'s variant (default: its runtime variant) once their digests match."""
     chosen = variant or spec.runtime_variant
     artifact = spec.artifacts.get(chosen)
-    rebuild = "fetch with `biohybrid models fetch`" if spec.source.fetched else f"rebuild with `{spec.build}`"
+    rebuild = rebuild_hint(spec)
     if artifact is None or not artifact.files:
         raise ArtifactError(
             f"model '{spec.name}' has no recorded '{chosen}' artifact in {manifest.path}; {rebuild}"

@@ -32,6 +32,16 @@ class BadRequestError(ClientError, ValueError):
     """A request value or body that cannot be used."""
 
 
+class RateLimitedError(ClientError):
+    """A caller past its limits; ``retry_after_s`` is when its next request can be served."""
+
+    http_status = 429
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
 class UnavailableError(BiohybridError):
     """A service the request needs is down or overloaded; retrying later can succeed."""
 

@@ -1,6 +1,7 @@
 """Admin endpoints (role admin): resources (templates and pipelines), models, ingest and evaluate.
-Ingest and evaluate run as background jobs (202 + a job id to poll); every job is also recorded in the
-job ledger (the ``jobs`` index), which GET /v1/admin/jobs lists."""
+Ingest and evaluate run as background jobs (202 + a job id to poll; an ingest refused at submission is a
+400 and no job: ingestion/submission.py); every job is also recorded in the job ledger (the ``jobs``
+index), which GET /v1/admin/jobs lists."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from control_plane.events.emitter import EventEmitter
 from control_plane.events.ingest_stages import IngestStageEvents
 from control_plane.ingestion.setup import ingest_breakers
 from control_plane.ingestion.stages import StageListener
+from control_plane.json_bodies import decode_json
 from control_plane.ledger.records import (
     JobKind,
     JobRecord,
@@ -100,9 +102,10 @@ def register_admin_routes(
     def ingest() -> Response:
         from control_plane.ingestion.index_models import encoding_models
         from control_plane.ingestion.run import IngestOptions
+        from control_plane.ingestion.submission import check_submission
 
         who = require_admin()
-        wanted = IngestRequest.model_validate(request.get_json(force=True, silent=False))
+        wanted = IngestRequest.model_validate(decode_json(request.get_data()))
         # Built now, so an index that is not the tenant's is refused (403) before the job starts.
         options = IngestOptions.for_tenant(
             settings.index,
@@ -112,6 +115,11 @@ def register_admin_routes(
             progress=False,
             limit_documents=wanted.limit_documents,
             models=encoding_models(settings.models),
+        )
+        # 400 and no job: an index no chunk template covers, a reserved or system index (the ledger's,
+        # eval-runs), an unknown strategy, a source that is not there.
+        check_submission(
+            settings, options.index, wanted.sources, wanted.strategy, also_reserved=[evaluation.store.index]
         )
         job_id = new_job_id()
         stages = IngestStageEvents(events, who.tenant, options.index, job_id)
@@ -127,7 +135,7 @@ def register_admin_routes(
     @app.post("/v1/evaluate")
     def evaluate() -> Response:
         who = require_admin()
-        body = request.get_json(force=True, silent=False)
+        body = decode_json(request.get_data())
         work = evaluate_job(
             body, settings, client, service, who.tenant, gauges=gauges, evaluation_settings=evaluation
         )

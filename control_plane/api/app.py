@@ -7,7 +7,6 @@ confined to the key's tenant whatever the parameters say; admin endpoints need t
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any
@@ -21,8 +20,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from control_plane.api.admin import register_admin_routes
 from control_plane.api.auth import Principal, Role, authenticate
 from control_plane.api.cache_metrics import CacheCollector
+from control_plane.api.console.routes import register_console_routes
 from control_plane.api.errors import register_error_handlers
 from control_plane.api.jobs import JobRegistry
+from control_plane.api.limits import KeyLimiter
 from control_plane.api.metrics import ApiMetrics
 from control_plane.api.openapi import openapi_document
 from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_query
@@ -37,6 +38,7 @@ from control_plane.evaluation.schedule import start_evaluation_schedule
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
 from control_plane.events.building import RETRIEVAL_COMPLETED
 from control_plane.events.emitter import EventEmitter
+from control_plane.json_bodies import decode_json
 from control_plane.ledger.store import JobLedger
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService, boost_info
@@ -72,11 +74,23 @@ def create_app(
         service, evaluation, eval_gauges, ledger=ledger
     )
 
+    limiter = KeyLimiter()
+    app.extensions["biohybrid.limiter"] = limiter
+
     def principal(role: Role) -> Principal:
         who = authenticate(dict(request.headers), settings.api.keys)
         who.require(role)
         g.tenant = who.tenant
+        if g.get("admitted") is None:  # counted once per request, released when it ends
+            limiter.admit(who.key_id, who.limits or settings.api.key_limits)
+            g.admitted = who.key_id
         return who
+
+    @app.teardown_request
+    def _release(_: BaseException | None) -> None:
+        admitted = g.pop("admitted", None)
+        if admitted is not None:
+            limiter.release(admitted)
 
     def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
         answer = service.search(spec, tenant_id=who.tenant)
@@ -162,6 +176,7 @@ def create_app(
         return json_response(answer)
 
     register_admin_routes(app, settings, client, service, lambda: principal("admin"), evaluation, eval_gauges)
+    register_console_routes(app, settings, client, service, lambda: principal("admin"), evaluation, _body)
 
     register_error_handlers(app, settings.opensearch.url)
     metrics.expect_errors(
@@ -201,12 +216,10 @@ def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
 
 
 def _body() -> Any:
+    """The request's JSON body, or a 400 naming what is wrong with it (control_plane/json_bodies.py)."""
     if not request.is_json:
         raise BadRequestError("send the body as JSON with 'Content-Type: application/json'")
-    try:
-        return json.loads(request.get_data())
-    except json.JSONDecodeError as exc:
-        raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+    return decode_json(request.get_data())
 
 
 def shutdown(app: Flask, job_grace_s: float) -> list[str]:

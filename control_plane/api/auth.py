@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from control_plane.config.settings import ApiKey
+from control_plane.config.settings import ApiKey, KeyLimits
 from control_plane.errors import ClientError
 
 Role = Literal["search", "admin"]
@@ -32,6 +32,9 @@ class Principal:
     tenant: str
     role: str
     name: str
+    key_id: str = ""
+    """The key's SHA-256 prefix: what its limits are counted by (never the key)."""
+    limits: KeyLimits | None = None
 
     def require(self, needed: Role) -> None:
         if needed not in ROLE_GRANTS.get(self.role, frozenset()):
@@ -58,5 +61,11 @@ def authenticate(headers: Mapping[str, str], keys: Sequence[ApiKey]) -> Principa
     digest = key_sha256(key)
     for entry in keys:
         if hmac.compare_digest(digest, entry.sha256):
-            return Principal(tenant=entry.tenant, role=entry.role, name=entry.name or entry.tenant)
+            return Principal(
+                tenant=entry.tenant,
+                role=entry.role,
+                name=entry.name or entry.tenant,
+                key_id=entry.sha256[:16],
+                limits=entry.limits,
+            )
     raise AuthError(401, "unknown API key")

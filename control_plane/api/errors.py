@@ -11,6 +11,7 @@ internal ValueError can no longer pass for a bad request.
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 
 from flask import Flask, Response, request
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from control_plane.api.responses import error_response
-from control_plane.errors import BiohybridError, UnavailableError
+from control_plane.errors import BiohybridError, RateLimitedError, UnavailableError
 from control_plane.resilience.transient import is_transient
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,10 @@ def register_error_handlers(app: Flask, opensearch_url: str) -> None:
     def project_error(exc: BiohybridError) -> Response:
         if exc.http_status >= 500 and not isinstance(exc, UnavailableError):
             return internal_error(exc)
-        return error_response(exc.http_status, str(exc), details=exc.details)
+        answer = error_response(exc.http_status, str(exc), details=exc.details)
+        if isinstance(exc, RateLimitedError):
+            answer.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
+        return answer
 
     @app.errorhandler(OpenSearchConnectionError)
     def no_cluster(exc: OpenSearchConnectionError) -> Response:

@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel
 
 from control_plane.api.admin import IngestRequest
+from control_plane.api.console.openapi import console_paths, console_schemas
 from control_plane.cluster.manage import Action
 from control_plane.evaluation.api import EvaluateRequest
 from control_plane.ledger.records import JOB_KINDS, JOB_STATES, JobRecord
@@ -96,6 +97,7 @@ def openapi_document() -> dict[str, Any]:
     schemas["Job"] = {"anyOf": [_ledger_job(), _running_job()]}
     schemas["RunningJob"] = _running_job()
     schemas.update(_admin_schemas())
+    schemas.update(console_schemas())
     schemas["JobList"] = {
         "type": "object",
         "required": ["total", "from", "size", "jobs"],
@@ -115,6 +117,7 @@ def openapi_document() -> dict[str, Any]:
             (400, "invalid request (the message names the field)"),
             (401, "missing or unknown API key"),
             (403, "the key's role does not allow this"),
+            (429, "the key is past its rate or its requests in progress (api.key_limits); see Retry-After"),
             (503, "no retrieval component available, or OpenSearch unreachable"),
         )
     }
@@ -239,6 +242,7 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
             **_admin_paths(admin_errors, ok),
+            **console_paths(admin_errors, ok),
             **_service_paths(),
         },
         "components": {
@@ -331,7 +335,8 @@ def _admin_paths(errors: dict[str, Any], ok: Any) -> dict[str, Any]:
             "post": {
                 "operationId": "ingest",
                 "description": "An ingest job into the key's tenant's index (an index that is not the "
-                "tenant's is refused with 403 before anything is written)",
+                "tenant's is refused with 403 before anything is written; one no chunk template covers, a "
+                "reserved one, an unknown strategy or a source that is not there with 400, and no job)",
                 "requestBody": body("IngestRequest"),
                 "responses": {"202": accepted, **errors},
             }

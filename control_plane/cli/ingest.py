@@ -33,8 +33,9 @@ def add_parsers(commands: Subcommands) -> None:
     )
     ingest.add_argument(
         "--index",
-        help="target index (default: <index.prefix>-<tenant>; with index.tenant_indices on it must be "
-        "<index.prefix>-<tenant> or <index.prefix>-<tenant>-<suffix>)",
+        help="target index, a name the chunk template covers: <index.prefix>-* (default: "
+        "<index.prefix>-<tenant>; with index.tenant_indices on it must be <index.prefix>-<tenant> or "
+        "<index.prefix>-<tenant>-<suffix>)",
     )
     ingest.add_argument("--tenant", default="default", help="tenant id stored on every chunk")
     ingest.add_argument(
@@ -88,15 +89,16 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
     from control_plane.ingestion.index_models import IndexModelsError, encoding_models
-    from control_plane.ingestion.parsers import DATASET_FILES, dataset_files, unknown_sources
+    from control_plane.ingestion.parsers import DATASET_FILES, dataset_files
     from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
     from control_plane.ingestion.setup import python_encoder
+    from control_plane.ingestion.submission import IngestRefusedError, check_sources, check_target_index
     from control_plane.ledger.records import numeric_counts
     from control_plane.ledger.tracking import JobTracker, tracked
     from control_plane.resilience.policy import ModelCallError
 
     pipeline = "chunk-embed" if args.encode == "pipeline" else None
-    try:  # before any client, model or write: an index that is not the tenant's is refused here
+    try:  # before any client, model or write: an index that is not the tenant's is refused here, and
         options = IngestOptions.for_tenant(
             settings.index,
             args.tenant,
@@ -109,16 +111,11 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             models=encoding_models(settings.models),
         )
-    except TenantIndexError as exc:
+        # an index no chunk template covers, a reserved or a system index; a source that is not there
+        check_target_index(settings, options.index)
+        check_sources(args.sources)
+    except (TenantIndexError, IngestRefusedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    unknown = unknown_sources(args.sources)
-    if unknown:
-        print(
-            f"error: no such dataset, file or folder: {', '.join(unknown)} (dataset ids: "
-            f"{', '.join(DATASET_FILES)}; or a path that exists)",
-            file=sys.stderr,
-        )
         return EXIT_CONFIG
     for dataset in (source for source in args.sources if source in DATASET_FILES):
         dataset_files(dataset)  # its folder must exist before anything starts: else one line says where

@@ -8,9 +8,6 @@ import json
 from control_plane.cli.common import Subcommands, guide
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
-from control_plane.resilience.retry import retry_transient
-
-CLINICAL_PREFIX = "clinical-"
 
 
 def add_parsers(commands: Subcommands) -> None:
@@ -38,22 +35,11 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _query(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.query.components import plain_search_body, text_search_body
+    from control_plane.search.pipeline_query import PipelineQuery, pipeline_search
 
     client = make_client(settings.opensearch)
-    clinical = args.pipeline.startswith(CLINICAL_PREFIX)
-    body = plain_search_body(args.text, args.size) if clinical else text_search_body(args.text, args.size)
-    if args.pipeline.endswith("-rerank") and not clinical:
-        # Fetch at least the rerank depth (the service reranks the first rerank_top_n, the rest keep
-        # their fused order), show the top.
-        body["ext"] = {"rerank": {"query_context": {"query_text": args.text}}}
-        body["size"] = max(args.size, settings.models.rerank_top_n)
-    # A node leaving or a shard recovering answers for a moment: asked again (resilience/transient.py).
-    response = retry_transient(
-        lambda: client.search(index=args.index, params={"search_pipeline": args.pipeline}, body=body),
-        what="query",
-    )
-    response["hits"]["hits"] = response["hits"]["hits"][: args.size]
+    wanted = PipelineQuery(args.text, args.pipeline, args.size)
+    response = pipeline_search(client, args.index, wanted, settings.models.rerank_top_n)
     if args.json:
         print(json.dumps(response, indent=2))
         return 0

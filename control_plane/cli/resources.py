@@ -145,6 +145,7 @@ def next_steps(settings: Settings) -> list[str]:
         f"  OpenSearch         {settings.opensearch.url}  (search pipelines clinical-*, hybrid-*)",
         f"  inference service  {settings.models.service_url}  (the models ml-commons calls)",
         f"  control API        {api}  (/v1/search, /v1/rewrite; keys in the config's api.keys)",
+        f"  relevance console  {api}/console  (with an admin key)",
         "next",
         '  biohybrid query "side effects of the treatment" --index chunks-demo --pipeline clinical-rrf',
         "  make test           the test suite against this node",

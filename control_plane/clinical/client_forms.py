@@ -199,6 +199,11 @@ def _unique(filters: list[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
             yield clause
 
 
+MAX_QUESTION_CHARS: Final = 2000
+"""The longest question searched, through the pipelines as through /v1/search: beyond it a question costs
+the rewrite, the encoders and BM25 seconds (and BM25's clause limit) without a better answer."""
+
+
 def client_query(query: Any) -> ClientQuery:
     """Read the client's query (see the module docstring); anything else is refused with the form to
     send. The question clauses of one request must agree: two different questions are refused."""
@@ -209,6 +214,11 @@ def client_query(query: Any) -> ClientQuery:
         raise PipelineQueryError(f"the query holds no question as text: {FORM}")
     if len(questions) > 1:
         raise PipelineQueryError(f"the query asks {len(questions)} different questions {questions}: {FORM}")
+    if len(questions[0]) > MAX_QUESTION_CHARS:
+        raise PipelineQueryError(
+            f"the question has {len(questions[0])} characters; at most {MAX_QUESTION_CHARS} are searched: "
+            "shorten it"
+        )
     filters = tuple(chunk_fields(f) for f in _unique(reading.filters))
     return ClientQuery(reading.questions[0].strip(), filters)
 

@@ -19,7 +19,8 @@ asks to see; the hits then carry them too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Final
@@ -75,7 +76,9 @@ __all__ = [
     "PipelineQueryError",
     "Rewrite",
     "Route",
+    "absent_note",
     "client_query",
+    "intents_label",
     "plain_rewrite",
     "rewrite",
     "route",
@@ -226,11 +229,15 @@ def missing_fields(hits: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def candidate(hit: Mapping[str, Any], index: int) -> Candidate:
-    """What routing needs of a hit's _source (``missing_fields`` found it there)."""
+    """What routing needs of a hit's _source (``missing_fields`` found it there); a score that is not a
+    finite number is the caller's error, named."""
+    score = hit[SCORE_FIELD]
+    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        raise PipelineQueryError(f"hit {index}: {SCORE_FIELD} {score!r} is not a finite number")
     return Candidate(
         chunk_id=str(hit.get("chunk_id") or f"hit-{index}"),
         doc_id=str(hit["doc_id"]),
-        score=float(hit[SCORE_FIELD]),
+        score=float(score),
         intent_hint=hit.get("intent_hint"),
         is_table=bool(hit.get("is_table")),
         near_empty=bool(hit.get("near_empty")),
@@ -287,14 +294,24 @@ def route(
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)
 
 
+def intents_label(names: Iterable[str]) -> str:
+    """The intents part of a route note (``intents=<label>``): the names joined, or ``none``."""
+    return ",".join(names) or "none"
+
+
+def absent_note(intents: str, absent: Sequence[str]) -> str:
+    """The note on every hit of a question whose named records no hit carries (nothing routed)."""
+    return f"intents={intents}; not routed: no record here carries {', '.join(absent)}"
+
+
 def _intents_label(plan: ClinicalPlan) -> str:
-    return ",".join(intent.name for intent in plan.intents) or "none"
+    return intents_label(intent.name for intent in plan.intents)
 
 
 def _not_here(candidates: Sequence[Candidate], plan: ClinicalPlan, absent: Sequence[str]) -> Route:
     """The fused scores, unrouted, when every record the question names is absent from the index (no
     other record's section is lifted in its name), each hit saying so."""
-    note = f"intents={_intents_label(plan)}; not routed: no record here carries {', '.join(absent)}"
+    note = absent_note(_intents_label(plan), absent)
     return Route(scores=tuple(c.score for c in candidates), notes=tuple(note for _ in candidates))
 
 

@@ -86,7 +86,7 @@ def read_status(client: OpenSearch, settings: Settings, resources: list[Resource
         missing_plugins=[p for p in REQUIRED_PLUGINS if p not in plugins],
         modules=modules,
         knn_engine=settings.index.knn.engine,
-        resources={label: _state(diffs) for label, diffs in drift.items()},
+        resources={label: resource_state(diffs) for label, diffs in drift.items()},
         node_details=details,
         shards={key: int(health.get(key, 0)) for key in SHARD_COUNTERS},
         indices=_index_models(client, settings),
@@ -126,7 +126,8 @@ def read_nodes(client: OpenSearch, info: dict[str, Any]) -> list[ClusterNode]:
     )
 
 
-def _state(diffs: list[Any]) -> str:
+def resource_state(diffs: list[Any]) -> str:
+    """A resource's drift in words: in sync, missing, or drift with the count of differences."""
     if not diffs:
         return "in sync"
     if len(diffs) == 1 and diffs[0].actual == "missing":

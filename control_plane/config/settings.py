@@ -330,6 +330,17 @@ class ModelsSettings(_Strict):
     )
 
 
+class KeyLimits(_Strict):
+    """What one API key may ask of the control API at once, so no caller can take what the others need:
+    beyond it a request gets 429 with Retry-After."""
+
+    requests_per_s: float = Field(50.0, gt=0, description="sustained requests per second")
+    burst: int = Field(100, ge=1, description="requests allowed at once above the sustained rate")
+    concurrent: int = Field(
+        4, ge=1, description="requests in progress at once (keep it below api.threads, so other keys get one)"
+    )
+
+
 class ApiKey(_Strict):
     """An API key, stored as its SHA-256 (the key itself never sits in configuration or logs)."""
 
@@ -341,6 +352,7 @@ class ApiKey(_Strict):
         "search", description="search, or admin for /v1/admin/* and /v1/evaluate"
     )
     name: str = Field("", description="a label for logs (never the key)")
+    limits: KeyLimits | None = Field(None, description="this key's limits (default: api.key_limits)")
 
 
 class SectionRoutingSettings(_Strict):
@@ -490,6 +502,10 @@ class ApiSettings(_Strict):
     )
     keys: tuple[ApiKey, ...] = Field(
         (), description="the API keys, as SHA-256 hashes (none: every request gets 401)"
+    )
+    key_limits: KeyLimits = Field(
+        default_factory=KeyLimits,
+        description="each key's request rate and concurrency, unless it sets its own",
     )
     job_grace_s: float = Field(
         10.0,

@@ -3,6 +3,7 @@ configurations through SearchService, stores the run in eval-runs and sets the g
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from opensearchpy import OpenSearch
 from pydantic import BaseModel, ConfigDict, Field
 
 from control_plane.config.settings import Settings
-from control_plane.errors import BadRequestError
+from control_plane.errors import BadRequestError, UnavailableError
 from control_plane.evaluation.gauges import EvaluationGauges
 from control_plane.evaluation.runner import ConfigurationResult, ProgressCallback, SuiteResult
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
@@ -19,9 +20,16 @@ from control_plane.evaluation.settings import EvaluationSettings, load_evaluatio
 from control_plane.evaluation.store import EvalRunStore, RunContext
 from control_plane.evaluation.suite import RecordedRun, SuitePlan, execute, plan_suite, record
 from control_plane.evaluation.versions import collect_versions
+from control_plane.testsets.catalog import KNOWN_TEST_SET_IDS
 
 if TYPE_CHECKING:
     from control_plane.search.service import SearchService
+
+log = logging.getLogger(__name__)
+
+
+class TestSetDataMissingError(UnavailableError):
+    """A known test set whose files this server lacks (503: it can be fetched, then asked again)."""
 
 
 class EvaluateRequest(BaseModel):
@@ -195,9 +203,23 @@ def evaluate_job(
     bad request fails before the job starts: pydantic ValidationError or BadRequestError), and returns the
     work, which gives the EvaluateResult as JSON."""
     request = EvaluateRequest.model_validate(body)
+    if ":" in request.test_set_id:  # the folder form would read (and so probe) the server's file system
+        raise BadRequestError(
+            f"test_set_id {request.test_set_id!r} has the folder form '<folder>:<split>', which the API does "
+            f"not read: name a test set the server knows ({', '.join(KNOWN_TEST_SET_IDS)}, or one of the "
+            "evaluation settings' stratified sets), or run `biohybrid evaluate <folder>:<split>` where the "
+            "folder is"
+        )
     chosen = evaluation_settings or load_evaluation_settings()
     try:
         plan = _plan(request, chosen)
+    except FileNotFoundError as exc:  # its data is not on this server: said without the server's paths
+        log.warning("test set data missing", extra={"test_set_id": request.test_set_id, "error": str(exc)})
+        raise TestSetDataMissingError(
+            f"the data of test set {request.test_set_id!r} is not on this server; its operator can fetch "
+            "it (`biohybrid datasets fetch`) or point BIOHYBRID_DATASETS_DIR at it (the API log says where "
+            "it was looked for)"
+        ) from None
     except ValueError as exc:  # an unknown test set, configuration or metric named in the body
         raise BadRequestError(str(exc)) from exc
     from control_plane.search.service import search_index

@@ -22,6 +22,10 @@ from control_plane.evaluation.runner import ConfigurationResult, SuiteResult
 from control_plane.resources.catalog import ResourceKind, load_resources
 
 TEMPLATE_NAME = "eval-runs"
+# What a StoredRun reads of a document.
+STORED_FIELDS = ("run_id", "configuration", "dataset", "timestamp", "metrics", "is_baseline")
+# The most runs ``history`` returns (one search page).
+MAX_HISTORY = 1000
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ class EvalRunStore:
             "size": 1,
             "query": {"bool": {"filter": filters}},
             "sort": [{"timestamp": "desc"}, {"run_id": "desc"}],
-            "_source": ["run_id", "configuration", "dataset", "timestamp", "metrics", "is_baseline"],
+            "_source": list(STORED_FIELDS),
         }
         hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
         return _stored(hits[0]) if hits else None
@@ -150,6 +154,23 @@ class EvalRunStore:
 
     def latest(self, configuration: str, dataset: str) -> StoredRun | None:
         return self._search(configuration, dataset, baseline_only=False)
+
+    def history(self, tenant_id: str, dataset: str | None = None, size: int = 200) -> list[StoredRun]:
+        """The tenant's latest ``size`` stored runs (of ``dataset`` when given), oldest first: what the
+        relevance console plots over time. No index yet: none."""
+        if not self.client.indices.exists(index=self.index):
+            return []
+        filters: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}]
+        if dataset is not None:
+            filters.append({"term": {"dataset": dataset}})
+        body = {
+            "size": min(size, MAX_HISTORY),
+            "query": {"bool": {"filter": filters}},
+            "sort": [{"timestamp": "desc"}, {"run_id": "desc"}, {"configuration": "asc"}],
+            "_source": list(STORED_FIELDS),
+        }
+        hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+        return [_stored(hit) for hit in reversed(hits)]
 
     def run(self, run_id: str) -> list[StoredRun]:
         """Every configuration stored for ``run_id``."""

@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from flask import Flask, Response, jsonify, request
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from werkzeug.exceptions import HTTPException
 
+from control_plane.errors import BadRequestError
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
 from control_plane.inference.clinical import MODEL_LABEL as CLINICAL_LABEL
@@ -51,8 +51,8 @@ from control_plane.inference.validation import (
     RequestError,
     embeddings_request,
     rerank_request,
-    texts_request,
 )
+from control_plane.json_bodies import decode_json
 from control_plane.resilience.policy import is_gpu_failure
 
 log = logging.getLogger(__name__)
@@ -120,9 +120,11 @@ def create_app(
 
     @app.post("/v1/sparse/<model>")
     def sparse(model: str) -> Response:
-        return timed(
-            "sparse", model, lambda: {"response": host.sparse(model, texts_request(_body(), limits))}
-        )
+        def answer() -> dict[str, Any]:
+            req = embeddings_request(_body(), limits)  # input_type query: cut to max_query_tokens
+            return {"response": host.sparse(model, req.texts, as_query=req.as_query)}
+
+        return timed("sparse", model, answer)
 
     @app.post("/v1/rerank/<model>")
     def rerank(model: str) -> Response:
@@ -175,9 +177,9 @@ def _body() -> Any:
     if not request.is_json:
         raise RequestError(415, "send the body as JSON with Content-Type: application/json")
     try:
-        return json.loads(request.get_data())
-    except ValueError:
-        raise RequestError(400, "request body is not valid JSON") from None
+        return decode_json(request.get_data())
+    except BadRequestError as exc:
+        raise RequestError(400, str(exc)) from None
 
 
 def _vectors(rows: list[Any]) -> list[list[float]]:

@@ -51,6 +51,12 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-items", type=int, default=d.max_items, help="texts per request")
     p.add_argument("--max-chars", type=int, default=d.max_chars, help="characters per text")
     p.add_argument(
+        "--max-query-tokens",
+        type=int,
+        default=d.max_query_tokens,
+        help="tokens of a query (input_type query) encoded; the rest is cut (default %(default)s)",
+    )
+    p.add_argument(
         "--timeout", type=float, default=d.request_timeout_s, help="seconds before a queued request gets 503"
     )
     p.add_argument("--top-k", type=int, help="sparse terms kept per text (default: manifest)")
@@ -81,6 +87,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         queue_size=args.queue_size,
         max_items=args.max_items,
         max_chars=args.max_chars,
+        max_query_tokens=args.max_query_tokens,
         request_timeout_s=args.timeout,
         sparse_top_k=args.top_k,
         sparse_min_weight=args.min_weight,

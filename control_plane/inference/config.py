@@ -30,6 +30,9 @@ class ServiceConfig:
     """Texts per request (documents per rerank request; ml_opensearch reranks the top 100 by default)."""
     max_chars: int = 20_000
     """Characters per text (a chunk is ≤ 256 tokens; the model truncates at its max length anyway)."""
+    max_query_tokens: int = 128
+    """Tokens of a query (``input_type: query``) a model reads: the rest is cut before encoding, so one
+    caller's long question costs what a normal one does (a document is read to the model's max length)."""
     request_timeout_s: float = 30.0
     """A request still waiting for its batch after this long gets 503 instead of hanging."""
     sparse_top_k: int | None = None
@@ -51,7 +54,7 @@ class ServiceConfig:
     the file /v1/search reads by default; a deployment that changes search.intents_file passes it)."""
 
     def __post_init__(self) -> None:
-        positive = ("max_batch", "queue_size", "max_items", "max_chars", "http_threads")
+        positive = ("max_batch", "queue_size", "max_items", "max_chars", "max_query_tokens", "http_threads")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be ≥ 1, got {getattr(self, name)}")

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from tokenizers import Tokenizer
 
 from control_plane.errors import ClientError, UnavailableError
 from control_plane.inference.batching import MicroBatcher
@@ -27,6 +28,7 @@ from control_plane.models.manifest import Manifest, ModelSpec, load_manifest
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.similarity import SimilarityScorer
 from control_plane.models.sparse import SparseEncoder
+from control_plane.models.tokenization import cut_to_tokens
 
 log = logging.getLogger(__name__)
 Status = Literal["loading", "ready", "failed"]
@@ -108,6 +110,7 @@ class ModelHost:
         metrics.expect_models({name: state.role for name, state in self.states.items()})
         self._dense: dict[str, MicroBatcher[str, Vector]] = {}
         self._query_prefix: dict[str, str] = {}
+        self._tokenizers: dict[str, Tokenizer] = {}
         self._sparse: dict[str, MicroBatcher[str, dict[str, float]]] = {}
         self._rerank: dict[str, MicroBatcher[Pair, float]] = {}
         self._lock = threading.Lock()
@@ -161,6 +164,7 @@ class ModelHost:
             with self._lock:
                 self._dense[state.name] = batcher
                 self._query_prefix[state.name] = dense.query_prefix
+                self._tokenizers[state.name] = dense.model.tokenizer.tokenizer
         elif state.role == "rerank":
             scorer = CrossEncoderScorer.load(
                 state.name, manifest=manifest, device=cfg.device, threads=cfg.threads, max_batch=cfg.max_batch
@@ -190,6 +194,7 @@ class ModelHost:
             sparse_batcher = self._batcher(state.name, sparse.encode)
             with self._lock:
                 self._sparse[state.name] = sparse_batcher
+                self._tokenizers[state.name] = sparse.model.tokenizer.tokenizer
         state.providers = tuple(session.providers)
         if session.on_gpu:
             self.metrics.enable_gpu(state.name)
@@ -222,15 +227,27 @@ class ModelHost:
         return state
 
     def embed(self, name: str, texts: list[str], *, as_query: bool = False) -> list[Vector]:
-        """Document vectors, or query vectors (the model's query prefix added) when ``as_query``."""
+        """Document vectors, or query vectors (cut to ``max_query_tokens``, the model's query prefix
+        added) when ``as_query``."""
         self._state(name, "dense")
         if as_query:
-            texts = with_query_prefix(texts, self._query_prefix[name])
+            texts = with_query_prefix(self._queries(name, texts), self._query_prefix[name])
         return self._dense[name].submit(texts, self.config.request_timeout_s)
 
-    def sparse(self, name: str, texts: list[str]) -> list[dict[str, float]]:
+    def sparse(self, name: str, texts: list[str], *, as_query: bool = False) -> list[dict[str, float]]:
+        """Term weights of documents, or of queries (cut to ``max_query_tokens``) when ``as_query``."""
         self._state(name, "sparse")
+        if as_query:
+            texts = self._queries(name, texts)
         return self._sparse[name].submit(texts, self.config.request_timeout_s)
+
+    def _queries(self, name: str, texts: list[str]) -> list[str]:
+        tokenizer = self._tokenizers[name]
+        cut = [cut_to_tokens(tokenizer, text, self.config.max_query_tokens) for text in texts]
+        shortened = sum(len(after) < len(before) for before, after in zip(texts, cut, strict=True))
+        if shortened:
+            self.metrics.queries_cut.labels(name).inc(shortened)
+        return cut
 
     def similarity(self, name: str) -> SimilarityScorer:
         self._state(name, "dense")

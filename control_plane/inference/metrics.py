@@ -119,6 +119,13 @@ class ServiceMetrics:
             ["model"],
             registry=self.registry,
         )
+        self.queries_cut = Counter(
+            "biohybrid_inference_queries_cut",
+            "Query texts cut to max_query_tokens before encoding (the rest would cost time and not be read "
+            "by a query model), by model",
+            ["model"],
+            registry=self.registry,
+        )
         self.queue_depth = Gauge(
             "biohybrid_inference_queue_depth", "Requests waiting per model", ["model"], registry=self.registry
         )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from control_plane.errors import BiohybridError
 from control_plane.ingestion.documents import Document
+
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 class ParseError(BiohybridError):
@@ -22,6 +25,12 @@ class ParseError(BiohybridError):
         self.path = Path(path)
         self.location = location
         self.reason = reason
+
+    @property
+    def line(self) -> int | None:
+        """The line number the location names (``line 12``, ``line 12, column 5``), or None."""
+        match = _LINE.search(self.location)
+        return int(match.group(1)) if match else None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ParseError):

@@ -207,6 +207,7 @@ def _load(
                         "stage": "parse",
                         "path": str(item.path),
                         "location": item.location,
+                        **({"line": item.line} if item.line is not None else {}),
                         "reason": item.reason,
                     }
                 )

@@ -99,3 +99,13 @@ def pad_encodings(indices: list[int], encodings: Sequence[Encoding], pad_id: int
         mask[row, :n] = encoding.attention_mask
         types[row, :n] = encoding.type_ids
     return Run(indices=indices, input_ids=ids, attention_mask=mask, token_type_ids=types)
+
+
+def cut_to_tokens(tokenizer: Tokenizer, text: str, max_tokens: int) -> str:
+    """``text`` up to the end of its ``max_tokens``-th token (special tokens not counted): what a model
+    reading at most that many tokens sees, so a long text costs no more than a short one. The
+    tokenizer's own truncation bounds the work of finding the cut."""
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    if len(encoding.ids) <= max_tokens:
+        return text
+    return text[: encoding.offsets[max_tokens - 1][1]]

@@ -177,6 +177,14 @@ def product_text_hybrid(
         "pagination_depth": depth,
     }
     if filters:
-        neural["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}
-        hybrid["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}
+        restrict_hybrid(hybrid, neural, filters)
     return {"hybrid": hybrid}
+
+
+def restrict_hybrid(
+    hybrid: dict[str, Any], neural: dict[str, Any], filters: Sequence[Mapping[str, Any]]
+) -> None:
+    """``filters`` on a hybrid query (its ``filter``: OpenSearch 3.0+) and inside its ``neural`` clause,
+    so k neighbours are found *within* them, not cut from k found over everything. In place."""
+    neural["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}
+    hybrid["filter"] = {"bool": {"filter": [dict(f) for f in filters]}}

@@ -99,7 +99,8 @@ class InferenceClient:
         return [float(x) for x in rows[0]]
 
     def sparse(self, text: str, timeout_s: float) -> dict[str, float]:
-        answer = self._model_call("splade", self.sparse_model, "/v1/sparse", {"input": [text]}, timeout_s)
+        body = {"input": [text], "input_type": "query"}  # the service cuts it to what a query model reads
+        answer = self._model_call("splade", self.sparse_model, "/v1/sparse", body, timeout_s)
         return {token: float(weight) for token, weight in answer["response"][0].items()}
 
     def _model_call(self, component: str, model: str, path: str, body: Any, timeout_s: float) -> Any:

@@ -31,15 +31,15 @@ def shape_results(
         documents = _documents(ordered)[page]
         if spec.highlight:
             documents = [
-                d.model_copy(update={"chunks": [_highlighted(c, spec.query) for c in d.chunks]})
+                d.model_copy(update={"chunks": [highlighted(c, spec.query) for c in d.chunks]})
                 for d in documents
             ]
         return documents
     selected = ordered[page]
-    return [_highlighted(c, spec.query) for c in selected] if spec.highlight else selected
+    return [highlighted(c, spec.query) for c in selected] if spec.highlight else selected
 
 
-def _highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
+def highlighted(chunk: ChunkResult, query: str) -> ChunkResult:
     """A copy of ``chunk`` with the query's highlight offsets (the fused result itself stays as it was)."""
     spans = highlight_spans(chunk.text, query)
     return chunk.model_copy(

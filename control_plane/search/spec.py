@@ -3,11 +3,13 @@ configurations and the CLI all become one ``SearchSpec``."""
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from control_plane.clinical.client_forms import MAX_QUESTION_CHARS
 from control_plane.query.components import COMPONENT_ORDER
 from control_plane.search.odata.expression import SortKey
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
@@ -63,7 +65,7 @@ class SearchSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     size: int = Field(10, ge=1, le=200, description="results per page (k)")
     from_: int = Field(0, ge=0, alias="from", description="offset of the page")
     components: tuple[Component, ...] = Field(
@@ -99,6 +101,13 @@ class SearchSpec(BaseModel):
         "before paging",
     )
 
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query is blank: send the words to search for")
+        return value
+
     @field_validator("order_by", mode="before")
     @classmethod
     def _orderby_text(cls, value: object) -> object:
@@ -131,6 +140,13 @@ class SearchSpec(BaseModel):
     def _weights(self) -> SearchSpec:
         if self.weights is None:
             return self
+        if self.fusion_method != "weighted":
+            raise ValueError(
+                f"weights apply to fusion_method 'weighted'; {self.fusion_method!r} ranks without them: "
+                "send fusion_method 'weighted' or leave weights out"
+            )
+        if not all(math.isfinite(w) for w in self.weights.values()):
+            raise ValueError(f"weights must be finite numbers, got {dict(self.weights)}")
         if set(self.weights) != set(self.components):
             raise ValueError(
                 f"weights must name exactly the components {list(self.components)}, "

@@ -32,26 +32,53 @@ def beir_document(record: dict[str, Any], dataset: str) -> Document:
 def iter_beir(path: Path | str, dataset: str | None = None) -> Iterator[Document | ParseError]:
     """Documents of a BEIR corpus file; a bad line yields a :class:`ParseError` and the rest go on.
 
+    Each line is read as bytes and decoded on its own, so an invalid UTF-8 byte, malformed JSON or a
+    record without ``_id`` costs that line only (``line N`` with the reason), never its neighbours.
     ``dataset`` defaults to the folder name (``nfcorpus``, ``scifact``).
     """
     path = Path(path)
     dataset = dataset or path.parent.name
     try:
-        with path.open(encoding="utf-8") as lines:
-            for line_number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    yield ParseError(path, f"line {line_number}", f"invalid JSON: {error.msg}")
-                    continue
-                if not isinstance(record, dict) or not isinstance(record.get("_id"), str | int):
-                    yield ParseError(path, f"line {line_number}", "record has no string _id")
-                    continue
-                yield beir_document(record, dataset)
-    except (OSError, UnicodeDecodeError) as error:
+        with path.open("rb") as lines:
+            for line_number, raw in enumerate(lines, start=1):
+                item = _line_item(path, line_number, raw, dataset)
+                if item is not None:
+                    yield item
+    except OSError as error:
         yield ParseError(path, "file", f"unreadable: {error}")
+
+
+def _line_item(path: Path, line_number: int, raw: bytes, dataset: str) -> Document | ParseError | None:
+    """The document of one line, its :class:`ParseError`, or None for a blank line."""
+    where = f"line {line_number}"
+    try:
+        # A byte-order mark may open the file (utf-8-sig); anywhere else it is a character like any other.
+        line = raw.decode("utf-8-sig" if line_number == 1 else "utf-8")
+    except UnicodeDecodeError as error:
+        return ParseError(
+            path, where, f"invalid UTF-8: byte 0x{raw[error.start]:02x} at column {error.start + 1}"
+        )
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        return ParseError(path, where, f"invalid JSON: {error.msg} (column {error.pos + 1})")
+    if not isinstance(record, dict) or not isinstance(record.get("_id"), str | int):
+        return ParseError(path, where, "record has no string _id")
+    if "\\ud" in line.lower() and not _encodable(record):
+        return ParseError(path, where, "a text holds a lone surrogate (a \\ud800-\\udfff escape): not UTF-8")
+    return beir_document(record, dataset)
+
+
+def _encodable(record: dict[str, Any]) -> bool:
+    """Whether the record can be sent as UTF-8: JSON's ``\\udXXX`` escapes may decode to a lone
+    surrogate, valid JSON that no UTF-8 can carry (the bulk request of its whole batch would fail)."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_beir(path: Path | str, dataset: str | None = None) -> Iterator[Document]:

@@ -21,6 +21,7 @@ from control_plane.ingestion.parsers.ctgov_document import trial_document
 from control_plane.ingestion.parsers.ctgov_v2 import trial_from_v2
 from control_plane.ingestion.parsers.ctgov_xml import trial_from_xml
 from control_plane.ingestion.parsers.json_access import JsonObject, objects
+from control_plane.ingestion.parsers.safe_xml import XmlRefusedError, parse_root
 from control_plane.ingestion.parsers.xml_text import error_location
 
 
@@ -38,9 +39,12 @@ def study_payloads(payload: Any) -> list[tuple[str, JsonObject]]:
 
 def _iter_xml(path: Path) -> Iterator[Document | ParseError]:
     try:
-        root = ET.parse(path).getroot()
+        root = parse_root(path)
     except ET.ParseError as error:
         yield ParseError(path, error_location(error), f"malformed XML: {error}")
+        return
+    except XmlRefusedError as error:
+        yield ParseError(path, error.location, error.reason)
         return
     if root.tag != "clinical_study":
         yield ParseError(path, f"/{root.tag}", "root element is not <clinical_study>")

@@ -20,6 +20,7 @@ from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_
 from control_plane.ingestion.dates import date_from_parts
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
+from control_plane.ingestion.parsers.safe_xml import XmlRefusedError, parse_root
 from control_plane.ingestion.parsers.xml_text import element_text, error_location, local_name, to_html
 from control_plane.ingestion.section_kinds import classify_heading, nested_kind
 
@@ -208,9 +209,12 @@ def iter_jats(path: Path | str) -> Iterator[Document | ParseError]:
     """The article in one ``.nxml`` file, or a :class:`ParseError` saying where the XML is broken."""
     path = Path(path)
     try:
-        root = ET.parse(path).getroot()
+        root = parse_root(path)
     except ET.ParseError as error:
         yield ParseError(path, error_location(error), f"malformed XML: {error}")
+        return
+    except XmlRefusedError as error:
+        yield ParseError(path, error.location, error.reason)
         return
     except OSError as error:
         yield ParseError(path, "file", f"unreadable: {error}")

@@ -23,6 +23,7 @@ from control_plane.ingestion.assembly import SectionDraft, assemble_document
 from control_plane.ingestion.dates import date_from_parts, parse_loose_date
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
+from control_plane.ingestion.parsers.safe_xml import REFUSALS, XmlRefusedError, refused, safe_pull_parser
 from control_plane.ingestion.parsers.xml_text import element_text, open_binary
 from control_plane.ingestion.section_kinds import classify_heading
 
@@ -41,7 +42,8 @@ class _SyntaxProblem:
 
 
 def _end_event_parser() -> ET.XMLPullParser[ET.Element]:
-    return ET.XMLPullParser(events=("end",))
+    """A pull parser with entity expansion off (safe_xml.py): a file declaring entities is refused."""
+    return safe_pull_parser(("end",))
 
 
 def _offset_after_lines(data: bytes, lines: int) -> int:
@@ -55,8 +57,9 @@ def _offset_after_lines(data: bytes, lines: int) -> int:
     return offset
 
 
-def _record_elements(stream: io.BufferedIOBase) -> Iterator[ET.Element | _SyntaxProblem]:
+def _record_elements(stream: io.BufferedIOBase) -> Iterator[ET.Element | _SyntaxProblem | XmlRefusedError]:
     """Completed record elements in file order; after a syntax error, resume at the next record start.
+    A file whose DTD declares entities ends with one :class:`XmlRefusedError` (nothing expanded).
 
     Reads fixed-size blocks (line-by-line reading of gzip is several times slower) and tracks lines
     by counting newlines, so errors carry the line they happened on.
@@ -81,7 +84,12 @@ def _record_elements(stream: io.BufferedIOBase) -> Iterator[ET.Element | _Syntax
                 parser = _end_event_parser()
                 base_line = data_line - 1
                 parser.feed(_RESYNC_ROOT)
-            parser.feed(data)
+            try:
+                parser.feed(data)
+            except REFUSALS as error:
+                refusal = refused(error, parser)
+                yield XmlRefusedError(refusal.reason, base_line + refusal.line, refusal.column)
+                return
             try:
                 for event in parser.read_events():
                     element = event[-1]
@@ -222,6 +230,9 @@ def iter_medline(path: Path | str) -> Iterator[Document | ParseError]:
     try:
         with open_binary(path) as stream:
             for item in _record_elements(stream):
+                if isinstance(item, XmlRefusedError):
+                    yield ParseError(path, item.location, item.reason)
+                    return
                 if isinstance(item, _SyntaxProblem):
                     where = f"record #{record_index} (after PMID {last_pmid}), line {item.line}"
                     yield ParseError(path, f"{where}, column {item.column}", f"malformed XML: {item.message}")

@@ -26,6 +26,9 @@ from control_plane.search.odata.expression import (
 )
 
 MAX_LENGTH = 2000
+MAX_DEPTH = 32
+"""Deepest nesting of and / or / not a $filter may have: each level becomes a nested bool query, and a
+chain of hundreds (495 ``not`` fit in MAX_LENGTH) would outgrow the JSON encoders on the way."""
 # How each terminal of the grammar reads in an error message.
 _READABLE = {
     "COMPARATOR": "eq, ne, gt, ge, lt, le",
@@ -63,7 +66,26 @@ def _parser(start: str) -> Lark:
 def parse_filter(text: str) -> Expression:
     """A $filter expression, e.g. ``source eq 'pmc' and publication_date ge 2020-01-01``."""
     tree = _parse("$filter", "filter", text)
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:
+        raise ODataError(
+            "$filter",
+            f"and / or / not nested {depth} deep; at most {MAX_DEPTH} (a list of values: field in (...))",
+            1,
+            text[:20],
+        )
     return _expression("$filter", tree.children[0])
+
+
+def _depth(tree: Tree[Token]) -> int:
+    """The deepest chain of and / or / not in a parsed filter (iterative: no recursion limit to reach)."""
+    deepest, pending = 0, [(tree, 0)]
+    while pending:
+        node, depth = pending.pop()
+        level = depth + (node.data in ("both", "either", "negated"))
+        deepest = max(deepest, level)
+        pending.extend((child, level) for child in node.children if isinstance(child, Tree))
+    return deepest
 
 
 @lru_cache(maxsize=128)

@@ -223,6 +223,8 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
         ({"highlight": {"fields": {"text": {}}}, "query": {"match": {"text": "dose"}}}, "no highlights"),
         ({"query": {"knn": {"embedding": {"vector": CLIENT_VECTOR, "k": 5}}}}, "vector alone"),
         ({"query": {"term": {"source": "pmc"}}}, "got 'term'"),
+        # 50 KB: a 500 ("Read timed out") while the service computed on, before issue 50
+        ({"query": {"match": {"text": "adverse events " * 3500}}}, "at most 2000 are searched"),
     ],
 )
 def test_what_the_pipelines_cannot_serve_is_a_400_saying_what_to_send(

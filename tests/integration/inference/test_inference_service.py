@@ -21,6 +21,7 @@ from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.manifest import DEFAULT_MANIFEST
+from control_plane.models.tokenization import cut_to_tokens
 
 LONG = (
     "Low-dose aspirin reduces myocardial infarction but raises the risk of gastrointestinal bleeding. " * 12
@@ -147,6 +148,52 @@ def test_non_json_bodies_and_wrong_methods_are_refused(client: FlaskClient) -> N
     bad = client.post("/v1/embeddings/minilm", data="{oops", content_type="application/json")
     assert bad.status_code == 400 and "not valid JSON" in bad.get_json()["error"]["message"]
     assert client.get("/v1/embeddings/minilm").status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "names"),
+    [
+        ("/v1/embeddings/minilm", b'{"input": ["a \\ud800"]}', "lone surrogate"),
+        ("/v1/embeddings/minilm", b'{"input": ' + b"[" * 3000 + b"]" * 3000 + b"}", "3001 deep; at most 32"),
+        ("/v1/sparse/splade-tiny", b'{"input": ["caf\xe9"]}', "not valid UTF-8: byte 0xe9"),
+        ("/v1/rerank/ce-minilm", b'{"query": "q", "documents": ["d"], "model_weight": NaN}', "holds NaN"),
+        (
+            "/v1/clinical/route",
+            b'{"hits": [{"previous_score": "abc", "doc_id": "d"}], "query": {"match": {"text": "q"}}, '
+            b'"weight": 1, "min_topicality": 0.5, "max_documents": 3, "depth": 10}',
+            "hit 0: previous_score 'abc' is not a finite number",
+        ),
+    ],
+    ids=["surrogate", "nesting", "utf8", "nan", "score-string"],
+)
+def test_hostile_bodies_are_a_400_naming_the_problem(
+    client: FlaskClient, path: str, body: bytes, names: str
+) -> None:
+    """Each was a 500 ("model failed: RecursionError", TypeError, ValueError) before issue 50."""
+    resp = client.post(path, data=body, content_type="application/json")
+    assert (resp.status_code, names in resp.get_json()["error"]["message"]) == (400, True), resp.get_json()
+
+
+def test_a_long_query_is_encoded_as_its_first_max_query_tokens(client: FlaskClient) -> None:
+    """What a query model reads is bounded: a query's vector and terms are those of its first
+    max_query_tokens tokens, however long it is (documents are read to the model's max length)."""
+    host = client.application.extensions["biohybrid.host"]
+    limit = host.config.max_query_tokens
+    words = ("statin myopathy risk in elderly patients " * 45).strip()  # 1,889 characters, ~300 tokens
+    tokenizer = host._tokenizers["bge-small-bio"]
+    head = cut_to_tokens(tokenizer, words, limit)
+    assert len(head) < len(words)
+    for path, key in (("/v1/embeddings/bge-small-bio", None), ("/v1/sparse/splade-tiny", "response")):
+        long, short = (
+            client.post(path, json={"input": [text], "input_type": "query"}).get_json()
+            for text in (words, head)
+        )
+        assert (long if key is None else long[key]) == (short if key is None else short[key])
+    as_document = client.post("/v1/embeddings/bge-small-bio", json={"input": [words]}).get_json()
+    cut_document = client.post("/v1/embeddings/bge-small-bio", json={"input": [head]}).get_json()
+    assert as_document != cut_document  # documents are not cut
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert 'biohybrid_inference_queries_cut_total{model="bge-small-bio"}' in metrics
 
 
 def test_health_ready_and_models(client: FlaskClient) -> None:

@@ -21,7 +21,8 @@ def test_bearer_and_x_api_key_headers_case_insensitively() -> None:
 
 
 def test_a_key_maps_to_its_tenant_and_role() -> None:
-    assert authenticate({"Authorization": "Bearer s3cret-a"}, KEYS) == Principal("a", "search", "a-search")
+    who = authenticate({"Authorization": "Bearer s3cret-a"}, KEYS)
+    assert who == Principal("a", "search", "a-search", key_id=key_sha256("s3cret-a")[:16])
 
 
 @pytest.mark.parametrize(("headers", "status"), [({}, 401), ({"X-API-Key": "wrong"}, 401)])

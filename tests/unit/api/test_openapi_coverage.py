@@ -34,11 +34,12 @@ def test_every_served_route_is_described() -> None:
     assert described - served == set(), "in the OpenAPI document but not served"
 
 
-def test_only_the_probes_metrics_and_the_document_need_no_key() -> None:
+def test_only_the_probes_metrics_the_document_and_the_console_shell_need_no_key() -> None:
+    """The console's page and assets hold no data (the page asks for the admin key)."""
     open_paths = {
         path
         for path, item in openapi_document()["paths"].items()
         for operation in item.values()
         if operation.get("security") == []
     }
-    assert open_paths == {"/health", "/ready", "/metrics", "/v1/openapi.json"}
+    assert open_paths == {"/health", "/ready", "/metrics", "/v1/openapi.json", "/console", "/console/{name}"}

@@ -16,6 +16,7 @@ def test_the_addresses_come_from_the_settings() -> None:
     text = "\n".join(next_steps(moved))
     assert settings.opensearch.url in text and settings.models.service_url in text
     assert ":8999" in text and "biohybrid query" in text
+    assert "http://127.0.0.1:8999/console" in text
 
 
 def test_it_prints_without_a_node(capsys: pytest.CaptureFixture[str]) -> None:

@@ -173,3 +173,11 @@ def test_a_filter_that_is_not_a_query_clause_is_refused_never_dropped(query: dic
 def test_a_null_filter_is_no_filter() -> None:
     """Haystack's custom_query puts null where ``$filters`` stands when a run passes none."""
     assert client_query({"bool": {"must": {"match": {"text": Q}}, "filter": None}}).filters == ()
+
+
+def test_a_question_past_the_searched_length_is_refused_by_name() -> None:
+    from control_plane.clinical.client_forms import MAX_QUESTION_CHARS
+
+    client_query({"match": {"text": "x" * MAX_QUESTION_CHARS}})
+    with pytest.raises(PipelineQueryError, match=f"has 50000 characters; at most {MAX_QUESTION_CHARS}"):
+        client_query({"match": {"text": "x" * 50_000}})  # a 500 (read timed out) through the pipelines before

@@ -74,6 +74,8 @@ def test_a_name_given_twice_is_refused() -> None:
 
 def test_configurations_are_checked_as_search_specs() -> None:
     with pytest.raises(ValidationError, match="weights must name exactly the components"):
-        EvalConfiguration(components=("bm25", "dense"), weights={"bm25": 1.0})
+        EvalConfiguration(components=("bm25", "dense"), fusion_method="weighted", weights={"bm25": 1.0})
     with pytest.raises(ValidationError, match="sum to 1"):
-        EvalConfiguration(components=("bm25", "dense"), weights={"bm25": 0.5, "dense": 0.6})
+        EvalConfiguration(
+            components=("bm25", "dense"), fusion_method="weighted", weights={"bm25": 0.5, "dense": 0.6}
+        )

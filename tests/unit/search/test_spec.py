@@ -29,7 +29,46 @@ def test_weights_must_sum_to_one_within_a_hundredth() -> None:
 
 def test_weights_must_name_the_components_searched() -> None:
     with pytest.raises(ValidationError, match="exactly the components"):
-        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.5, "splade": 0.5})
+        SearchSpec(
+            query="q",
+            components=("bm25", "dense"),
+            fusion_method="weighted",
+            weights={"bm25": 0.5, "splade": 0.5},
+        )
+
+
+@pytest.mark.parametrize("weight", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_weights_are_refused(weight: float) -> None:
+    with pytest.raises(ValidationError, match="weights must be finite numbers"):
+        SearchSpec(
+            query="q",
+            components=("bm25", "dense"),
+            fusion_method="weighted",
+            weights={"bm25": weight, "dense": 0.5},
+        )
+
+
+def test_negative_weights_are_refused() -> None:
+    with pytest.raises(ValidationError, match=">= 0"):
+        SearchSpec(
+            query="q",
+            components=("bm25", "dense"),
+            fusion_method="weighted",
+            weights={"bm25": -0.5, "dense": 1.5},
+        )
+
+
+def test_weights_with_a_fusion_that_ignores_them_are_refused() -> None:
+    with pytest.raises(
+        ValidationError, match="weights apply to fusion_method 'weighted'; 'rrf' ranks without"
+    ):
+        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.5, "dense": 0.5})
+
+
+@pytest.mark.parametrize("blank", [" ", "   \t\n", "\u3000"])
+def test_a_blank_query_is_refused(blank: str) -> None:
+    with pytest.raises(ValidationError, match="query is blank"):
+        SearchSpec(query=blank)
 
 
 def test_unknown_fields_such_as_a_tenant_are_refused() -> None:

@@ -97,3 +97,12 @@ def test_orderby_errors(text: str, position: int, token: str) -> None:
 def test_an_overlong_expression_is_refused() -> None:
     with pytest.raises(ODataError, match="longer than 2000"):
         parse_filter("source eq 'a' or " * 200 + "source eq 'b'")
+
+
+def test_nesting_past_the_limit_is_an_odata_error_not_a_recursion() -> None:
+    from control_plane.search.odata.syntax import MAX_DEPTH
+
+    deep = "not " * 495 + "source eq 'pmc'"  # 1,995 characters: under MAX_LENGTH
+    with pytest.raises(ODataError, match=f"nested 495 deep; at most {MAX_DEPTH}"):
+        parse_filter(deep)
+    parse_filter("not " * (MAX_DEPTH - 1) + "(source eq 'pmc' or source eq 'ctgov')")

@@ -1,0 +1,3 @@
+from control_plane.benchmarks.fair_use.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""A request body parsed, or refused with a BadRequestError that names what is wrong (the control API and the
+inference service read bodies through here, so neither answers a hostile body with a 500): invalid UTF-8,
+nesting deeper than any request needs, NaN or Infinity (not JSON, though Python's parser takes them), and
+lone surrogates (which no index or model can encode)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from control_plane.errors import BadRequestError
+
+MAX_DEPTH: Final = 32
+"""Deepest array/object nesting accepted: the deepest request either service takes (an OData filter, a
+search pipeline's request with its bool clauses) needs well under that."""
+
+_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET: Final = re.compile(r"[\[\]{}]")
+
+
+def decode_json(data: bytes) -> Any:
+    """Parse a body, or raise BadRequestError naming what is wrong with it."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequestError(
+            f"the body is not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise BadRequestError(
+            f"the body nests arrays and objects {depth} deep; at most {MAX_DEPTH} are accepted"
+        )
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except json.JSONDecodeError as exc:
+        raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+    _refuse_lone_surrogates(value)
+    return value
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting outside strings (bounded work: no recursion, one pass)."""
+    deepest = depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _not_json(name: str) -> float:
+    raise BadRequestError(f"the body holds {name}, which is not a JSON number: send a finite number")
+
+
+def _refuse_lone_surrogates(value: Any) -> None:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BadRequestError(
+                    f"the body holds a lone surrogate (\\u{ord(item[exc.start]):04x}) in a string: send text "
+                    "as valid UTF-16 pairs or plain UTF-8"
+                ) from None
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)

@@ -1,0 +1,129 @@
+"""Fair use over the real stack (issue 50 item 1): a key past its limits gets 429 with Retry-After while
+another key is served; and while one key bursts oversized questions from several threads through a real
+HTTP server, another key's ordinary searches keep every component (no breaker opened, nothing dropped).
+The latency side (the other key's P95 against an idle run) is measured by the fair_use benchmark, which
+writes model_artifacts/reports/fair-use.md; here only what must always hold is asserted."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from integration.api.stack import ApiStack, headers
+from opensearchpy import OpenSearch
+
+from control_plane.api.app import create_app
+from control_plane.config.settings import KeyLimits, Settings
+from control_plane.evaluation.settings import load_evaluation_settings
+from control_plane.serving import ThreadedServer
+
+pytestmark = pytest.mark.integration
+
+WORDS = [
+    "patients",
+    "trial",
+    "randomized",
+    "dose",
+    "adverse",
+    "events",
+    "breast",
+    "cancer",
+    "eligibility",
+    "criteria",
+    "outcome",
+    "placebo",
+]
+ORDINARY = [
+    "statins and breast cancer survival",
+    "vitamin d and bone density",
+    "dietary fibre and colon cancer",
+]
+
+
+def _limited(settings: Settings, limits: KeyLimits) -> Settings:
+    api = settings.api.model_copy(update={"key_limits": limits})
+    return settings.model_copy(update={"api": api})
+
+
+def test_a_key_past_its_rate_gets_429_with_retry_after_and_others_are_served(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    settings = _limited(stack.settings, KeyLimits(requests_per_s=0.2, burst=2, concurrent=2))
+    app = create_app(settings, client, evaluation=load_evaluation_settings(environ={})).test_client()
+    body = {"query": "statins", "size": 3, "boosts": False}
+    assert [app.post("/v1/search", json=body, headers=headers("b-search")).status_code for _ in range(2)] == [
+        200,
+        200,
+    ]
+    refused = app.post("/v1/search", json=body, headers=headers("b-search"))
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) >= 4  # one request per 5 s
+    assert "more than 0.2 requests per second (burst 2)" in refused.get_json()["error"]["message"]
+    assert app.post("/v1/search", json=body, headers=headers("a-search")).status_code == 200
+
+
+@pytest.fixture
+def served(stack: ApiStack, client: OpenSearch) -> Iterator[tuple[str, Any]]:
+    """The stack's app behind the production server on a free loopback port, with its search service."""
+    app = create_app(stack.settings, client, evaluation=load_evaluation_settings(environ={}))
+    server = ThreadedServer(app, "127.0.0.1", 0, threads=8)
+    loop = threading.Thread(target=server.run, daemon=True)
+    loop.start()
+    try:
+        yield f"http://127.0.0.1:{server.port}", app.extensions["biohybrid.service"]
+    finally:
+        server.close()
+        loop.join(10)
+
+
+def _search(url: str, who: str, query: str) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        f"{url}/v1/search",
+        data=json.dumps({"query": query, "size": 5}).encode(),
+        headers={**headers(who), "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_one_keys_burst_of_oversized_questions_leaves_another_keys_searches_whole(
+    served: tuple[str, Any],
+) -> None:
+    url, service = served
+    abusive: Counter[int] = Counter()
+    lock = threading.Lock()
+
+    def burst(seed: int) -> None:  # bounded: 12 oversized questions per thread, 6 threads
+        draw = random.Random(seed)
+        for _ in range(12):
+            question = " ".join(draw.choice(WORDS) for _ in range(400))[:2000]
+            status, _ = _search(url, "a-search", question)
+            with lock:
+                abusive[status] += 1
+
+    threads = [threading.Thread(target=burst, args=(seed,)) for seed in range(6)]
+    for thread in threads:
+        thread.start()
+    ordinary = [_search(url, "b-search", ORDINARY[i % len(ORDINARY)]) for i in range(12)]
+    for thread in threads:
+        thread.join(300)
+    assert abusive[429] > 0 and abusive[200] > 0, abusive  # limited, not shut out
+    assert set(abusive) <= {200, 429}, abusive
+    assert [status for status, _ in ordinary] == [200] * 12
+    for _, answer in ordinary:
+        meta = answer["metadata"]
+        assert meta["components_used"] == ["bm25", "splade", "dense"], meta
+    assert {name: state for name, (state, _) in service.inference.breakers.snapshot().items()} == {
+        name: "closed" for name in service.inference.breakers.snapshot()
+    }

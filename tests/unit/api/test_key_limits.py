@@ -1,0 +1,75 @@
+"""Per-key fair use with hand-computed figures (injectable clock): the bucket refills at the sustained
+rate up to the burst, requests in progress are capped, and one key's use never counts against another."""
+
+from __future__ import annotations
+
+import pytest
+
+from control_plane.api.limits import KeyLimiter
+from control_plane.config.settings import KeyLimits
+from control_plane.errors import RateLimitedError
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+LIMITS = KeyLimits(requests_per_s=2.0, burst=3, concurrent=2)
+
+
+def test_the_burst_then_the_sustained_rate() -> None:
+    clock = Clock()
+    limiter = KeyLimiter(clock=clock)
+    for _ in range(3):  # the burst: 3 at once (each released, so concurrency is not what limits)
+        limiter.admit("k", LIMITS)
+        limiter.release("k")
+    with pytest.raises(RateLimitedError) as refused:
+        limiter.admit("k", LIMITS)
+    assert refused.value.retry_after_s == pytest.approx(0.5)  # one token at 2 per second
+    assert "more than 2 requests per second (burst 3)" in str(refused.value)
+    clock.now += 0.5
+    limiter.admit("k", LIMITS)  # refilled exactly one
+    limiter.release("k")
+    clock.now += 10  # refills to the burst, not beyond
+    for _ in range(3):
+        limiter.admit("k", LIMITS)
+        limiter.release("k")
+    with pytest.raises(RateLimitedError):
+        limiter.admit("k", LIMITS)
+
+
+def test_requests_in_progress_are_capped_and_released() -> None:
+    limiter = KeyLimiter(clock=Clock())
+    limiter.admit("k", LIMITS)
+    limiter.admit("k", LIMITS)
+    with pytest.raises(RateLimitedError, match="2 requests in progress") as refused:
+        limiter.admit("k", LIMITS)
+    assert refused.value.retry_after_s == 1.0 and refused.value.http_status == 429
+    limiter.release("k")
+    assert limiter.in_progress("k") == 1
+    limiter.admit("k", LIMITS)
+
+
+def test_keys_are_counted_apart() -> None:
+    limiter = KeyLimiter(clock=Clock())
+    limiter.admit("a", LIMITS)
+    limiter.admit("a", LIMITS)
+    with pytest.raises(RateLimitedError):
+        limiter.admit("a", LIMITS)
+    limiter.admit("b", LIMITS)  # another key is untouched by a's use
+    assert (limiter.in_progress("a"), limiter.in_progress("b")) == (2, 1)
+
+
+def test_a_refused_request_takes_nothing() -> None:
+    limiter = KeyLimiter(clock=Clock())
+    limiter.admit("k", LIMITS)
+    limiter.admit("k", LIMITS)
+    for _ in range(5):
+        with pytest.raises(RateLimitedError):
+            limiter.admit("k", LIMITS)
+    limiter.release("k")
+    limiter.admit("k", LIMITS)  # the bucket still had its third token

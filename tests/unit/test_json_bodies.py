@@ -1,0 +1,57 @@
+"""A body the API cannot use is a 400 naming what is wrong with it, worked out without recursion: invalid
+UTF-8, nesting past MAX_DEPTH (100,000 deep is a 500 from Python's parser today), NaN and Infinity,
+lone surrogates."""
+
+from __future__ import annotations
+
+import pytest
+
+from control_plane.errors import BadRequestError
+from control_plane.json_bodies import MAX_DEPTH, decode_json, nesting_depth
+
+
+def test_a_good_body_parses() -> None:
+    assert decode_json(b'{"query": "caf\\u00e9 [not a bracket]", "size": 3}') == {
+        "query": "café [not a bracket]",
+        "size": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [("{}", 1), ('{"a": [1, [2]]}', 3), ('{"a": "[[[[{{{{"}', 1), ('["\\"]]]"]', 1), ("3", 0)],
+)
+def test_nesting_is_counted_outside_strings(text: str, depth: int) -> None:
+    assert nesting_depth(text) == depth
+
+
+def test_invalid_utf8_names_the_byte_and_its_offset() -> None:
+    with pytest.raises(BadRequestError, match="not valid UTF-8: byte 0xff at offset 11"):
+        decode_json(b'{"query":"x\xff"}')
+
+
+def test_deep_nesting_is_refused_before_parsing() -> None:
+    with pytest.raises(BadRequestError, match=f"100000 deep; at most {MAX_DEPTH}"):
+        decode_json(b"[" * 100_000 + b"]" * 100_000)
+    decode_json(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)  # the limit itself is accepted
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numbers_are_not_json(constant: str) -> None:
+    with pytest.raises(BadRequestError, match=f"holds {constant}, which is not a JSON number"):
+        decode_json(f'{{"weights": {{"bm25": {constant}}}}}'.encode())
+
+
+@pytest.mark.parametrize("body", [b'{"query": "\\ud800"}', b'{"\\udfff": 1}', b'[["x\\udc00y"]]'])
+def test_lone_surrogates_are_refused(body: bytes) -> None:
+    with pytest.raises(BadRequestError, match="lone surrogate"):
+        decode_json(body)
+
+
+def test_a_surrogate_pair_is_text() -> None:
+    assert decode_json(b'{"query": "\\ud83d\\ude00"}') == {"query": "\U0001f600"}
+
+
+def test_broken_json_says_where() -> None:
+    with pytest.raises(BadRequestError, match="not valid JSON: Expecting"):
+        decode_json(b'{"query": ')

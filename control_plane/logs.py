@@ -43,11 +43,23 @@ class ClientTracebackFilter(logging.Filter):
         return True
 
 
-def configure_logging(level: str = "INFO", fmt: str = "json", *, debug: bool = False) -> None:
+class QuietClients(logging.Filter):
+    """Drops a client library's warnings (a command that says its own error line once needs no per-attempt
+    retry warnings before it); on the handler, so the loggers themselves keep their levels."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR or record.name.split(".")[0] not in _CLIENT_LOGGERS
+
+
+def configure_logging(
+    level: str = "INFO", fmt: str = "json", *, debug: bool = False, quiet_clients: bool = False
+) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter("%(levelname)s %(message)s"))
     if not debug:
         handler.addFilter(ClientTracebackFilter())
+    if quiet_clients:
+        handler.addFilter(QuietClients())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -8,7 +8,6 @@ circuit_open, ...).
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Callable, Sequence
 
@@ -84,9 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level, args.log_format, debug=args.debug)
-    if not args.debug:  # a refused connection is said once, by the command's own error line
-        logging.getLogger("opensearch").setLevel(logging.ERROR)
+    # A refused connection is said once, by the command's own error line (--debug shows every attempt).
+    configure_logging(args.log_level, args.log_format, debug=args.debug, quiet_clients=not args.debug)
     try:
         settings = load_settings(args.config)
         load_resources(settings)

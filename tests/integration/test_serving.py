@@ -72,7 +72,12 @@ def test_sigterm_stops_a_busy_server_and_serve_returns(round_: int) -> None:
         _wait_until_up(url)
         for client in clients:
             client.start()
-        time.sleep(0.3 + 0.05 * round_)  # the signal lands at a different point of the stream each round
+        # The stream has started (on a loaded machine a fixed pause could end before any answer), then
+        # the signal lands at a different point of it each round.
+        deadline = time.monotonic() + 20
+        while not answered and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3 + 0.05 * round_)
         before = len(answered)
         server.send_signal(signal.SIGTERM)
         out, err = server.communicate(timeout=20)

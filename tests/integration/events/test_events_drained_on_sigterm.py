@@ -124,8 +124,11 @@ def test_every_accepted_event_is_sent_before_the_process_exits(
     with running_receiver(delay_s=1.0) as receiver, log_path.open("wb") as log:
         process = _start_api(port, receiver.url, jobs_index, log)
         try:
-            # A job whose source does not exist: queued, running, failed, each a job.state.changed event.
-            job_id = _submit_ingest(url, ["/nonexistent/sigterm-test.xml"], chunk_index)
+            # A job whose one source is no document (a missing path is refused at submission now): queued,
+            # running, then done or failed at once, each a job.state.changed event.
+            unreadable = tmp_path / "sigterm-test.txt"
+            unreadable.write_text("not a document\n", encoding="utf-8")
+            job_id = _submit_ingest(url, [str(unreadable)], chunk_index)
             assert _ended(url, job_id) in {"done", "failed"}, log_path.read_text()
             metrics = requests.get(f"{url}/metrics", timeout=10).text
             received_before = len(receiver.posts)

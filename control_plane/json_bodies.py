@@ -54,6 +54,17 @@ def _not_json(name: str) -> float:
 
 
 def _refuse_lone_surrogates(value: Any) -> None:
+    found = lone_surrogate(value)
+    if found is not None:
+        raise BadRequestError(
+            f"the body holds a lone surrogate (\\u{ord(found):04x}) in a string: send text as valid UTF-16 "
+            "pairs or plain UTF-8"
+        )
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in any string (key or value) of parsed JSON, or None: JSON's ``\\udXXX``
+    escapes may decode to one, valid JSON that no UTF-8 can carry (iterative: no recursion limit)."""
     pending = [value]
     while pending:
         item = pending.pop()
@@ -61,12 +72,10 @@ def _refuse_lone_surrogates(value: Any) -> None:
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError as exc:
-                raise BadRequestError(
-                    f"the body holds a lone surrogate (\\u{ord(item[exc.start]):04x}) in a string: send text "
-                    "as valid UTF-16 pairs or plain UTF-8"
-                ) from None
+                return item[exc.start]
         elif isinstance(item, dict):
             pending.extend(item.keys())
             pending.extend(item.values())
         elif isinstance(item, list):
             pending.extend(item)
+    return None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from unit.api.unreachable import closed_port_url
 
 from control_plane.api.__main__ import main as api_main
 from control_plane.cli.main import main as cli_main
@@ -85,10 +86,8 @@ def test_the_inference_service_shows_the_traceback_with_debug(held_port: int) ->
 def test_the_api_refuses_a_held_port(
     held_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with socket.socket() as probe:  # a node that is not there: the API may start before it, and says so
-        probe.bind(("127.0.0.1", 0))
-        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    monkeypatch.setenv("BIOHYBRID__OPENSEARCH__URL", nowhere)
+    # A node that is not there: the API may start before it, and says so.
+    monkeypatch.setenv("BIOHYBRID__OPENSEARCH__URL", closed_port_url())
     monkeypatch.setenv("BIOHYBRID__OPENSEARCH__TIMEOUT_S", "2")
     assert api_main(["--port", str(held_port), "--log-format", "text"]) == 2
     assert f"port {held_port} is in use" in _one_error_line(capsys)

@@ -10,6 +10,7 @@ from typing import Any
 from control_plane.ingestion.assembly import SectionDraft, assemble_document
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
+from control_plane.json_bodies import lone_surrogate
 
 
 def beir_document(record: dict[str, Any], dataset: str) -> Document:
@@ -66,19 +67,9 @@ def _line_item(path: Path, line_number: int, raw: bytes, dataset: str) -> Docume
         return ParseError(path, where, f"invalid JSON: {error.msg} (column {error.pos + 1})")
     if not isinstance(record, dict) or not isinstance(record.get("_id"), str | int):
         return ParseError(path, where, "record has no string _id")
-    if "\\ud" in line.lower() and not _encodable(record):
+    if "\\ud" in line.lower() and lone_surrogate(record) is not None:  # the bulk batch would fail
         return ParseError(path, where, "a text holds a lone surrogate (a \\ud800-\\udfff escape): not UTF-8")
     return beir_document(record, dataset)
-
-
-def _encodable(record: dict[str, Any]) -> bool:
-    """Whether the record can be sent as UTF-8: JSON's ``\\udXXX`` escapes may decode to a lone
-    surrogate, valid JSON that no UTF-8 can carry (the bulk request of its whole batch would fail)."""
-    try:
-        json.dumps(record, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def parse_beir(path: Path | str, dataset: str | None = None) -> Iterator[Document]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import socket
 import tarfile
 import threading
 import zipfile
@@ -17,6 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from unit.api.unreachable import closed_port_url
 
 from control_plane.checksums import sha256_file
 from control_plane.cli.main import main
@@ -136,16 +136,10 @@ def test_a_folder_that_differs_from_the_pins_is_not_overwritten(tmp_path: Path) 
     assert (tmp_path / "scifact" / "corpus.jsonl").read_text(encoding="utf-8") == "{}\n"
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_an_unreachable_source_is_one_line_naming_both_ways(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    mirror = f"http://127.0.0.1:{_closed_port()}"
+    mirror = closed_port_url()
     code = main(
         ["datasets", "fetch", "nfcorpus", "--into", str(tmp_path), "--mirror", mirror, "--no-progress"]
     )

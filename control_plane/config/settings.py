@@ -222,8 +222,8 @@ class IndexSettings(_Strict):
 
 
 class FusionWeights(_Strict):
-    """Min-max fusion weights in sub-query order, summing to 1 (± 0.01); chosen on dev splits:
-    model_artifacts/reports/fusion-grid/."""
+    """Fusion weights in sub-query order, summing to 1 (± 0.01), for min-max or weighted RRF; chosen on
+    dev splits: model_artifacts/reports/fusion-grid/."""
 
     bm25: float = Field(0.20, ge=0, le=1, description="weight of the BM25 sub-query")
     splade: float = Field(0.20, ge=0, le=1, description="weight of the SPLADE sub-query")
@@ -244,6 +244,11 @@ class RrfSettings(_Strict):
 
     rank_constant: int = Field(
         60, ge=1, description="RRF's k, the product's constant (the fusion-grid report compares others)"
+    )
+    weights: FusionWeights | None = Field(
+        None,
+        description="weighted RRF: each component's reciprocal rank times its weight (OpenSearch 3.1+'s "
+        "score-ranker weights); null: classic RRF, every component counted once",
     )
 
 

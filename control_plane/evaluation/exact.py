@@ -13,7 +13,8 @@ its runs with OpenSearch's shows what the index's approximations cost (HNSW, sto
   1 / (1 - ip) below (Lucene's MAXIMUM_INNER_PRODUCT), which min-max fusion sees.
 * Fusion as neural-search 3.6 does it: min-max per sub-query over its candidate list (a score equal to
   the minimum becomes 0.001, a list of equal scores 1.0), weighted arithmetic mean where a missing
-  sub-query counts 0 with its weight kept in the denominator; RRF Σ 1 / (rank_constant + rank).
+  sub-query counts 0 with its weight kept in the denominator; RRF Σ w / (rank_constant + rank), w = 1
+  unless weighted.
 
 Equal scores in a component list come in document order, as Lucene orders them (the snapshot keeps
 it); fused lists order them by chunk id, which a document run never sees (fused lists are not cut).
@@ -115,8 +116,12 @@ def bm25_term_scores(
 
 @dataclass(frozen=True)
 class FusionParameters:
+    """``weights``: min-max fusion's; ``rrf_weights``: weighted RRF's per component (None: classic RRF,
+    every component's reciprocal rank counted once)."""
+
     weights: Mapping[str, float]
     rank_constant: int = 60
+    rrf_weights: Mapping[str, float] | None = None
 
 
 def _fuse_weighted(lists: Mapping[str, ChunkScores], parameters: FusionParameters) -> dict[str, float]:
@@ -130,8 +135,14 @@ def _fuse_weighted(lists: Mapping[str, ChunkScores], parameters: FusionParameter
 
 
 def _fuse_rrf(lists: Mapping[str, ChunkScores], parameters: FusionParameters) -> dict[str, float]:
-    rankings = [list(lists[name]) for name in COMPONENT_ORDER if name in lists]
-    return rrf_scores(rankings, parameters.rank_constant)
+    names = [name for name in COMPONENT_ORDER if name in lists]
+    rankings = [list(lists[name]) for name in names]
+    if parameters.rrf_weights is None:
+        return rrf_scores(rankings, parameters.rank_constant)
+    missing = [name for name in names if name not in parameters.rrf_weights]
+    if missing:
+        raise ValueError(f"weighted RRF needs a weight for {missing}; given: {dict(parameters.rrf_weights)}")
+    return rrf_scores(rankings, parameters.rank_constant, [parameters.rrf_weights[n] for n in names])
 
 
 FUSIONS: dict[str, Callable[[Mapping[str, ChunkScores], FusionParameters], dict[str, float]]] = {

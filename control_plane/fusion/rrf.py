@@ -1,7 +1,10 @@
 """Reciprocal rank fusion, and the spec's tie rule.
 
-score(d) = sum over rankings r that contain d of 1 / (rank_constant + rank_r(d)), ranks from 1.
-A document missing from a ranking gets nothing from it. OpenSearch's score-ranker-processor computes
+score(d) = sum over rankings r that contain d of w_r / (rank_constant + rank_r(d)), ranks from 1, with
+w_r = 1 for the classic form and the ranking's weight for weighted RRF (OpenSearch 3.1+'s
+``combination.parameters.weights``: each in [0, 1], summing to 1; neural-search multiplies each
+sub-query's reciprocal rank by its weight, so a weak component no longer gets the vote of a strong
+one). A document missing from a ranking gets nothing from it. OpenSearch's score-ranker-processor computes
 the same scores but orders equal scores by Lucene document order; the spec wants ties broken by the
 BM25 rank, so the control plane re-orders equal-score runs with ``order_by_score_then_rank``.
 """
@@ -14,15 +17,21 @@ DEFAULT_RANK_CONSTANT = 60
 
 
 def rrf_scores(
-    rankings: Sequence[Sequence[str]], rank_constant: int = DEFAULT_RANK_CONSTANT
+    rankings: Sequence[Sequence[str]],
+    rank_constant: int = DEFAULT_RANK_CONSTANT,
+    weights: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """Fused RRF score per document over rankings given best-first."""
+    """Fused RRF score per document over rankings given best-first; ``weights``: one per ranking
+    (None: 1 each, the classic form)."""
     if rank_constant < 1:
         raise ValueError(f"rank_constant must be >= 1, got {rank_constant}")
+    if weights is not None and len(weights) != len(rankings):
+        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings: give one per ranking")
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    for number, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[number]
         for rank, doc_id in enumerate(ranking, start=1):
-            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (rank_constant + rank)
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (rank_constant + rank)
     return scores
 
 

@@ -78,12 +78,22 @@ def render_params(settings: Settings, model_ids: Mapping[str, str] | None = None
     """Parameters the resource files may use: every setting by dotted key, plus derived values."""
     params = flatten(settings.model_dump(mode="json"))
     params["fusion.weights_in_order"] = settings.fusion.weights.in_order()
+    rrf_weights = settings.fusion.rrf.weights
+    params["fusion.rrf.combination_parameters"] = rrf_combination_parameters(
+        rrf_weights.in_order() if rrf_weights is not None else None
+    )
     params["resources.version"] = project_version()
     params["index.sparse.field"] = sparse_field(settings.index.sparse)
     params["index.sparse.index_settings"] = sparse_index_settings(settings.index.sparse)
     params["index.sparse.embedding_field"] = embedding_field(settings.index.sparse, params)
     params.update({f"models.{role}.id": model_id for role, model_id in (model_ids or {}).items()})
     return params
+
+
+def rrf_combination_parameters(weights: list[float] | None) -> dict[str, Any]:
+    """What the score-ranker's ``combination`` gains: weights in sub-query order for weighted RRF,
+    nothing for classic RRF (so a 2.19 node, which takes no parameters, gets the body it knows)."""
+    return {} if weights is None else {"parameters": {"weights": weights}}
 
 
 def load_resources(

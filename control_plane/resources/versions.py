@@ -56,7 +56,21 @@ class VersionBound:
     in_use: Callable[[Settings], bool]
 
 
+# The score-ranker-processor's ``combination.parameters.weights`` (weighted RRF) and its
+# ``combination.rank_constant``: both neural-search 3.1 (RRFProcessorFactory). Before, the factory reads
+# the rank constant from ``combination.parameters.rank_constant`` and passes the parameters to the RRF
+# normalization, which refuses any other (weights); a ``combination.rank_constant`` there is ignored
+# without a word (k stays 60). ``legacy_rrf_form`` writes the earlier form.
+WEIGHTED_RRF_SINCE = Version(3, 1, 0)
+RRF_RANK_CONSTANT_SINCE = Version(3, 1, 0)
+
 VERSION_BOUNDS: tuple[VersionBound, ...] = (
+    VersionBound(
+        "fusion.rrf.weights",
+        WEIGHTED_RRF_SINCE,
+        "the score-ranker-processor's weights (weighted RRF)",
+        lambda settings: settings.fusion.rrf.weights is not None,
+    ),
     VersionBound(
         "index.sparse.method: seismic",
         Version(3, 3, 0),
@@ -143,7 +157,35 @@ def for_version(version: Version, resources: Iterable[Resource]) -> list[Resourc
     processor option it lacks left out or replaced."""
     lacking = [option for option in PROCESSOR_OPTIONS if version < option.since]
     gone = {label for label, _ in left_out_on(version, resources)}
-    return [_without(resource, lacking) for resource in resources if resource.label not in gone]
+    return [
+        _in_form_of(version, _without(resource, lacking))
+        for resource in resources
+        if resource.label not in gone
+    ]
+
+
+def _in_form_of(version: Version, resource: Resource) -> Resource:
+    if resource.kind is not ResourceKind.SEARCH_PIPELINE:
+        return resource
+    return replace(resource, body=pipeline_for_version(version, resource.body))
+
+
+def pipeline_for_version(version: Version, pipeline: dict[str, Any]) -> dict[str, Any]:
+    """A search pipeline's body as ``version`` reads it (the score-ranker's rank constant moved where a
+    node before 3.1 looks for it); the same body otherwise."""
+    return legacy_rrf_form(pipeline) if version < RRF_RANK_CONSTANT_SINCE else pipeline
+
+
+def legacy_rrf_form(pipeline: dict[str, Any]) -> dict[str, Any]:
+    """A copy with each score-ranker's ``combination.rank_constant`` moved to
+    ``combination.parameters.rank_constant`` (where neural-search before 3.1 reads it)."""
+    body = copy.deepcopy(pipeline)
+    for entry in body.get("phase_results_processors", ()):
+        combination = (entry.get("score-ranker-processor") or {}).get("combination")
+        if isinstance(combination, dict) and "rank_constant" in combination:
+            parameters = combination.setdefault("parameters", {})
+            parameters["rank_constant"] = combination.pop("rank_constant")
+    return body
 
 
 def left_out_on(version: Version, resources: Iterable[Resource]) -> list[tuple[str, str]]:

@@ -46,6 +46,21 @@ def component_weights(
             else None
         )
         chosen = (typed or fusion.weights).model_dump()
+    return _rescaled(chosen, components)
+
+
+def rrf_weights(
+    requested: Mapping[str, float] | None, fusion: FusionSettings, components: Sequence[str]
+) -> dict[str, float] | None:
+    """Weighted RRF's weights: the request's, else ``fusion.rrf.weights``, kept for the components in use
+    and rescaled to sum to 1 (OpenSearch demands it); None when neither names any (classic RRF)."""
+    chosen = requested if requested is not None else fusion.rrf.weights
+    if chosen is None:
+        return None
+    return _rescaled(chosen if isinstance(chosen, Mapping) else chosen.model_dump(), components)
+
+
+def _rescaled(chosen: Mapping[str, float], components: Sequence[str]) -> dict[str, float]:
     kept = {name: float(chosen.get(name, 0.0)) for name in components}
     total = sum(kept.values())
     if total <= 0:

@@ -34,11 +34,13 @@ from control_plane.query.components import (
 from control_plane.query.named_records import identifier_phrases, with_named_records
 from control_plane.resources.catalog import (
     render_params,
+    rrf_combination_parameters,
     with_rerank,
     with_score_explanation,
     with_sparse_two_phase,
 )
 from control_plane.resources.render import render
+from control_plane.resources.versions import legacy_rrf_form
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter
 from control_plane.search.spec import Filters, SearchSpec
@@ -209,16 +211,24 @@ def _pipeline_template(path: Path) -> Any:
 def inline_pipeline(
     settings: Settings,
     fusion_method: str,
-    weights: Mapping[str, float],
+    weights: Mapping[str, float] | None,
     components: Sequence[str],
     rank_constant: int,
     rerank_model_id: str | None = None,
     explain: bool = False,
 ) -> dict[str, Any]:
     """The repository's pipeline file for the fusion method, rendered with this request's weights
-    (restricted to the components in use, in sub-query order) and rank constant."""
+    (restricted to the components in use, in sub-query order: min-max's, or weighted RRF's; None for
+    classic RRF) and rank constant."""
+    if weights is None and fusion_method != "rrf":
+        raise ValueError(f"fusion {fusion_method!r} needs weights")
+    in_order = [round(weights[name], 6) for name in components] if weights is not None else None
     params = render_params(settings)
-    params["fusion.weights_in_order"] = [round(weights[name], 6) for name in components]
+    if in_order is not None:
+        params["fusion.weights_in_order"] = in_order
+    params["fusion.rrf.combination_parameters"] = rrf_combination_parameters(
+        in_order if fusion_method == "rrf" else None
+    )
     params["fusion.rrf.rank_constant"] = rank_constant
     path = RESOURCES_DIR / "search_pipelines" / PIPELINE_FILES[fusion_method]
     pipeline: dict[str, Any] = render(_pipeline_template(path), params, str(path))
@@ -238,7 +248,7 @@ def build_request(
     tenant_id: str,
     index: str,
     components: Sequence[str],
-    weights: Mapping[str, float],
+    weights: Mapping[str, float] | None,
     encodings: QueryEncodings,
     routing_depth: int = 0,
     rerank_model_id: str | None = None,
@@ -248,12 +258,15 @@ def build_request(
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     semantic_text: str | None = None,
     hybrid_filter: bool = True,
+    legacy_rrf: bool = False,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
     ``hybrid_filter``: the node's hybrid query takes a ``filter`` (3.0+); without it (2.19) each
     sub-query carries the filters itself (``filtered_sub_queries``), which selects the same chunks.
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
     the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
+    ``legacy_rrf``: the node reads RRF's rank constant where neural-search put it before 3.1
+    (resources/versions.py: legacy_rrf_form).
     ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
     query), as the vectors in ``encodings`` were encoded from it."""
     if not components:
@@ -293,6 +306,8 @@ def build_request(
             spec.explain,
         ),
     }
+    if legacy_rrf:
+        body["search_pipeline"] = legacy_rrf_form(body["search_pipeline"])
     if spec.explain:
         body["explain"] = True
     if profile:

@@ -25,18 +25,25 @@ from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
-from control_plane.errors import UnavailableError
+from control_plane.errors import BadRequestError, BiohybridError, UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
 from control_plane.query.named_records import absent_records
 from control_plane.resilience.retry import retry_transient
-from control_plane.resources.versions import HYBRID_FILTER_SINCE, SUPPORTED_VERSIONS, Version
+from control_plane.resources.versions import (
+    HYBRID_FILTER_SINCE,
+    RRF_RANK_CONSTANT_SINCE,
+    SUPPORTED_VERSIONS,
+    WEIGHTED_RRF_SINCE,
+    Version,
+)
 from control_plane.search.degradation import (
     RerankChoice,
     component_weights,
     rerank_choice,
     rerank_failure,
+    rrf_weights,
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
@@ -65,6 +72,10 @@ from control_plane.search.sections import fetch_sections
 from control_plane.search.spec import SearchSpec
 
 log = logging.getLogger(__name__)
+
+
+class UnhonouredSettingError(BiohybridError, RuntimeError):
+    """The service's settings ask the node for what its version cannot do (an operator's fix: 500)."""
 
 
 class SearchUnavailableError(UnavailableError, RuntimeError):
@@ -109,7 +120,7 @@ class SearchPlan:
     encodings: QueryEncodings
     request: OpenSearchRequest
     components: tuple[str, ...]
-    weights: Mapping[str, float]
+    weights: Mapping[str, float] | None  # min-max's, or weighted RRF's; None: classic RRF
     query_type: str
     intents: IntentPlan
     component_errors: tuple[str, ...] = ()
@@ -174,7 +185,7 @@ class SearchService:
         if not components:
             raise SearchUnavailableError(errors)
         requested = {str(name): w for name, w in spec.weights.items()} if spec.weights is not None else None
-        weights = component_weights(requested, self.settings.fusion, query_type, components)
+        weights = self._weights(spec, requested, query_type, components)
         rerank = self._rerank_choice(spec)
         request = self._request(
             intents, tenant_id, resolved_index, components, weights, encodings, rerank.model_id
@@ -197,13 +208,34 @@ class SearchService:
             encoding_cache=encoding_cache,
         )
 
+    def _weights(
+        self, spec: SearchSpec, requested: Mapping[str, float] | None, query_type: str, components: list[str]
+    ) -> dict[str, float] | None:
+        """Min-max's weights (the request's or the query type's), or weighted RRF's (the request's or
+        ``fusion.rrf.weights``; None for classic RRF), which the node must be able to apply."""
+        if spec.fusion_method != "rrf":
+            return component_weights(requested, self.settings.fusion, query_type, components)
+        weights = rrf_weights(requested, self.settings.fusion, components)
+        version = self._node_version()
+        if weights is not None and version < WEIGHTED_RRF_SINCE:
+            if requested is not None:
+                raise BadRequestError(
+                    f"weighted RRF needs OpenSearch {WEIGHTED_RRF_SINCE}+ and this node runs {version}: "
+                    "leave weights out for classic RRF, or send fusion_method 'weighted'"
+                )
+            raise UnhonouredSettingError(
+                f"fusion.rrf.weights is set but this node runs OpenSearch {version}, whose RRF takes no "
+                f"weights (needs {WEIGHTED_RRF_SINCE}+): set fusion.rrf.weights to null"
+            )
+        return weights
+
     def _request(
         self,
         intents: IntentPlan,
         tenant_id: str,
         index: str,
         components: Sequence[str],
-        weights: Mapping[str, float],
+        weights: Mapping[str, float] | None,
         encodings: QueryEncodings,
         rerank_id: str | None,
     ) -> OpenSearchRequest:
@@ -213,7 +245,7 @@ class SearchService:
             tenant_id=tenant_id,
             index=index,
             components=list(components),
-            weights=dict(weights),
+            weights=dict(weights) if weights is not None else None,
             encodings=encodings,
             routing_depth=self.settings.search.section_routing.depth if intents.boosts else 0,
             rerank_model_id=rerank_id,
@@ -223,6 +255,7 @@ class SearchService:
             bm25_fields=intents.bm25_fields,
             semantic_text=intents.semantic_text,
             hybrid_filter=self._node_version() >= HYBRID_FILTER_SINCE,
+            legacy_rrf=self._node_version() < RRF_RANK_CONSTANT_SINCE,
         )
 
     def _node_version(self) -> Version:
@@ -483,10 +516,11 @@ def _rrf_ties_by_bm25(chunks: list[ChunkResult]) -> list[ChunkResult]:
     return [by_id[chunk_id] for chunk_id in order]
 
 
-def _fusion_info(spec: SearchSpec, weights: Mapping[str, float]) -> FusionInfo:
+def _fusion_info(spec: SearchSpec, weights: Mapping[str, float] | None) -> FusionInfo:
+    rounded = {name: round(w, 6) for name, w in weights.items()} if weights is not None else None
     if spec.fusion_method == "rrf":
-        return FusionInfo(method="rrf", rank_constant=spec.rank_constant)
-    return FusionInfo(method="weighted", weights={name: round(w, 6) for name, w in weights.items()})
+        return FusionInfo(method="rrf", rank_constant=spec.rank_constant, weights=rounded)
+    return FusionInfo(method="weighted", weights=rounded)
 
 
 def _profile_ms(response: Mapping[str, Any], components: Sequence[str]) -> dict[str, float] | None:

@@ -61,7 +61,8 @@ class Filters(BaseModel):
 
 
 class SearchSpec(BaseModel):
-    """One search. ``weights`` None means: the configured weights for the query's type."""
+    """One search. ``weights``: min-max's, or weighted RRF's with fusion_method rrf; None means the
+    configured weights (min-max: the query type's; RRF: ``fusion.rrf.weights``, classic when null)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -140,11 +141,6 @@ class SearchSpec(BaseModel):
     def _weights(self) -> SearchSpec:
         if self.weights is None:
             return self
-        if self.fusion_method != "weighted":
-            raise ValueError(
-                f"weights apply to fusion_method 'weighted'; {self.fusion_method!r} ranks without them: "
-                "send fusion_method 'weighted' or leave weights out"
-            )
         if not all(math.isfinite(w) for w in self.weights.values()):
             raise ValueError(f"weights must be finite numbers, got {dict(self.weights)}")
         if set(self.weights) != set(self.components):

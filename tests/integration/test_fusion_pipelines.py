@@ -9,13 +9,19 @@ from opensearchpy import OpenSearch
 from control_plane.config.settings import Settings
 from control_plane.fusion.rrf import order_by_score_then_rank, rrf_scores
 from control_plane.query.components import (
+    COMPONENT_ORDER,
     bm25_clause,
     dense_vector_clause,
     hybrid_query,
     sparse_tokens_clause,
 )
+from control_plane.resources.versions import Version, pipeline_for_version
+from control_plane.search.request import inline_pipeline
 
 pytestmark = pytest.mark.integration
+
+# The spec's component rankings (BM25, SPLADE, dense) that ``spec_index`` reproduces.
+SPEC_RANKINGS = [["d1", "d2", "d3"], ["d2", "d1", "d4"], ["d1", "d4", "d2"]]
 
 
 def _search(
@@ -65,13 +71,57 @@ def test_component_rankings_are_the_spec_ones(client: OpenSearch, spec_index: tu
     assert ids(_search(client, index, clauses["dense"])) == ["d1", "d4", "d2"]
 
 
-def test_rrf_spec_case_comes_out_of_opensearch(client: OpenSearch, spec_index: tuple[str, Any]) -> None:
+def test_rrf_spec_case_comes_out_of_opensearch(
+    client: OpenSearch, spec_index: tuple[str, Any], settings: Settings
+) -> None:
     index, clauses = spec_index
-    response = _search(client, index, hybrid_query(clauses), "hybrid-rrf")
+    classic = inline_pipeline(settings, "rrf", None, COMPONENT_ORDER, 60)
+    response = _search(client, index, hybrid_query(clauses), search_pipeline=classic)
     fused = {h["_source"]["doc_id"]: round(h["_score"], 3) for h in response["hits"]["hits"]}
     assert ids(response) == ["d1", "d2", "d4", "d3"]
     assert fused == {"d1": 0.049, "d2": 0.048, "d4": 0.032, "d3": 0.016}
-    exact = rrf_scores([["d1", "d2", "d3"], ["d2", "d1", "d4"], ["d1", "d4", "d2"]], 60)
+    exact = rrf_scores(SPEC_RANKINGS, 60)
+    for hit in response["hits"]["hits"]:
+        assert hit["_score"] == pytest.approx(exact[hit["_source"]["doc_id"]], rel=1e-6)
+
+
+def test_weighted_rrf_multiplies_each_reciprocal_rank_by_its_weight(
+    client: OpenSearch, spec_index: tuple[str, Any], settings: Settings
+) -> None:
+    """Weights 0.8/0.1/0.1: d1 0.8/61 + 0.1/62 + 0.1/61 = 0.016367, d2 0.8/62 + 0.1/61 + 0.1/63 =
+    0.016130, d3 0.8/63 = 0.012698, d4 0.1/63 + 0.1/62 = 0.003200: BM25's d3 now before d4, which
+    classic RRF puts third (0.032 against 0.016)."""
+    index, clauses = spec_index
+    weights = {"bm25": 0.8, "splade": 0.1, "dense": 0.1}
+    weighted = inline_pipeline(settings, "rrf", weights, COMPONENT_ORDER, 60)
+    response = _search(client, index, hybrid_query(clauses), search_pipeline=weighted)
+    fused = {h["_source"]["doc_id"]: round(h["_score"], 6) for h in response["hits"]["hits"]}
+    assert ids(response) == ["d1", "d2", "d3", "d4"]
+    assert fused == {"d1": 0.016367, "d2": 0.01613, "d3": 0.012698, "d4": 0.0032}
+
+
+def test_the_rank_constant_reaches_the_node(
+    client: OpenSearch, spec_index: tuple[str, Any], settings: Settings
+) -> None:
+    """k = 1: d1 1/2 + 1/3 + 1/2 = 1.3333 (k = 60 would give 0.0489). Before 3.1 the node reads k from
+    another place, which the pipeline's form for its version puts it in."""
+    index, clauses = spec_index
+    version = Version.parse(client.info()["version"]["number"])
+    pipeline = pipeline_for_version(version, inline_pipeline(settings, "rrf", None, COMPONENT_ORDER, 1))
+    response = _search(client, index, hybrid_query(clauses), search_pipeline=pipeline)
+    exact = rrf_scores(SPEC_RANKINGS, 1)
+    assert round(exact["d1"], 4) == 1.3333
+    for hit in response["hits"]["hits"]:
+        assert hit["_score"] == pytest.approx(exact[hit["_source"]["doc_id"]], rel=1e-6)
+
+
+def test_the_named_rrf_pipeline_fuses_with_the_configured_weights(
+    client: OpenSearch, spec_index: tuple[str, Any], applied: Settings
+) -> None:
+    index, clauses = spec_index
+    configured = applied.fusion.rrf.weights
+    response = _search(client, index, hybrid_query(clauses), "hybrid-rrf")
+    exact = rrf_scores(SPEC_RANKINGS, 60, configured.in_order() if configured is not None else None)
     for hit in response["hits"]["hits"]:
         assert hit["_score"] == pytest.approx(exact[hit["_source"]["doc_id"]], rel=1e-6)
 
@@ -127,7 +177,10 @@ def test_rrf_ties_break_by_bm25_rank(client: OpenSearch, chunk_index: str, setti
     clauses = {"bm25": bm25_clause("alpha"), "dense": dense_vector_clause([1.0] + [0.0] * (dim - 1), k=2)}
     assert ids(_search(client, chunk_index, clauses["bm25"])) == ["x", "y"]
     assert ids(_search(client, chunk_index, clauses["dense"])) == ["y", "x"]
-    responses = [_search(client, chunk_index, hybrid_query(clauses), "hybrid-rrf") for _ in range(3)]
+    classic = inline_pipeline(settings, "rrf", None, ["bm25", "dense"], 60)
+    responses = [
+        _search(client, chunk_index, hybrid_query(clauses), search_pipeline=classic) for _ in range(3)
+    ]
     raw_orders = {tuple(ids(r)) for r in responses}
     assert raw_orders == {("y", "x")}, "OpenSearch's own tie order is Lucene doc order, and stable"
     scores = {h["_source"]["doc_id"]: h["_score"] for h in responses[0]["hits"]["hits"]}

@@ -39,17 +39,32 @@ TOP_WEIGHTED = 12  # min-max settings the report lists, best mean first
 
 @dataclass(frozen=True)
 class Setting:
-    """One grid point: weighted min-max with ``weights`` (bm25, splade, dense), or RRF with ``k``."""
+    """One grid point: weighted min-max with ``weights`` (bm25, splade, dense), or RRF with ``k`` and,
+    for weighted RRF, ``weights`` (None: classic RRF, each component counted once)."""
 
     fusion: str
-    weights: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    weights: tuple[float, float, float] | None = None
     k: int = 60
 
     @property
     def label(self) -> str:
+        shown = "/".join(f"{w:.2f}" for w in self.weights) if self.weights is not None else ""
         if self.fusion == "rrf":
-            return f"rrf k={self.k}"
-        return "min-max " + "/".join(f"{w:.2f}" for w in self.weights)
+            return f"rrf k={self.k}" + (f" {shown}" if shown else "")
+        return f"min-max {shown}"
+
+    @property
+    def weighted_rrf(self) -> bool:
+        return self.fusion == "rrf" and self.weights is not None
+
+    def parameters(self) -> FusionParameters:
+        """The in-process fusion's parameters for this point."""
+        by_name = dict(zip(COMPONENT_ORDER, self.weights, strict=True)) if self.weights is not None else None
+        if self.fusion == "rrf":
+            return FusionParameters({}, self.k, rrf_weights=by_name)
+        if by_name is None:
+            raise ValueError("a min-max setting needs weights")
+        return FusionParameters(by_name, self.k)
 
 
 @dataclass(frozen=True)
@@ -71,9 +86,15 @@ def weight_grid(step: int = WEIGHT_STEP) -> list[tuple[float, float, float]]:
 
 
 def current_settings(settings: Settings) -> tuple[Setting, Setting]:
-    """The configured min-max weights and RRF rank constant: the baselines every point is tested against."""
+    """The configured min-max weights and RRF (rank constant, weights when weighted): the baselines
+    every point is tested against."""
     bm25, splade, dense = settings.fusion.weights.in_order()
-    return Setting("weighted", (bm25, splade, dense)), Setting("rrf", k=settings.fusion.rrf.rank_constant)
+    rrf = settings.fusion.rrf
+    rrf_weights = tuple(rrf.weights.in_order()) if rrf.weights is not None else None
+    return (
+        Setting("weighted", (bm25, splade, dense)),
+        Setting("rrf", rrf_weights, k=rrf.rank_constant),  # type: ignore[arg-type]
+    )
 
 
 def component_clauses(text: str, ids: Mapping[str, str], depth: int) -> dict[str, dict[str, Any]]:
@@ -117,7 +138,7 @@ def per_query_ndcg(split: Split, setting: Setting, depth: int) -> tuple[dict[str
     configuration = Configuration(
         setting.label, COMPONENT_ORDER, "weighted" if setting.fusion != "rrf" else "rrf"
     )
-    parameters = FusionParameters(dict(zip(COMPONENT_ORDER, setting.weights, strict=True)), setting.k)
+    parameters = setting.parameters()
     ndcg: dict[str, float] = {}
     recall = 0.0
     for query_id, lists in split.lists.items():
@@ -166,8 +187,14 @@ def score_grid(splits: Sequence[Split], settings: Sequence[Setting], depth: int)
 
 
 def score_against_current(splits: Sequence[Split], current: tuple[Setting, Setting], depth: int) -> Grid:
-    """The current settings, the min-max weight simplex and the RRF rank constants, each scored once."""
-    grid = [Setting("weighted", w) for w in weight_grid()] + [Setting("rrf", k=k) for k in RANK_CONSTANTS]
+    """The current settings, the min-max weight simplex, classic RRF's rank constants and weighted RRF's
+    simplex at the current rank constant (the spec's k), each scored once."""
+    k = current[1].k
+    grid = [
+        *(Setting("weighted", w) for w in weight_grid()),
+        *(Setting("rrf", k=rank_constant) for rank_constant in RANK_CONSTANTS),
+        *(Setting("rrf", w, k=k) for w in weight_grid()),
+    ]
     scored = score_grid(splits, list(dict.fromkeys([*current, *grid])), depth)
     by_setting = {s.setting: s for s in scored}
     return Grid(tuple(scored), by_setting[current[0]], by_setting[current[1]])
@@ -204,12 +231,14 @@ class Best:
 
 @dataclass(frozen=True)
 class Summary:
-    """What the report shows: its rows (current, best min-max, single components, every RRF) and bests."""
+    """What the report shows: its rows (current, best min-max, single components, every classic RRF,
+    the best weighted RRF) and the best of each fusion."""
 
     splits: tuple[str, ...]
     rows: tuple[Row, ...]
     best_weighted: Best
     best_rrf: Best
+    best_weighted_rrf: Best | None
 
 
 def _p(baseline: Scored, other: Scored, split: str) -> float:
@@ -233,16 +262,35 @@ def summarize(grid: Grid, top: int = TOP_WEIGHTED) -> Summary:
         return Row(item.setting, item.overall(), cells, note)
 
     weighted = sorted((s for s in grid.scored if s.setting.fusion != "rrf"), key=lambda s: -s.overall())
-    rrf = sorted((s for s in grid.scored if s.setting.fusion == "rrf"), key=lambda s: s.setting.k)
-    singles = [s for s in weighted if max(s.setting.weights) == 1.0]
+    classic = sorted(
+        (s for s in grid.scored if s.setting.fusion == "rrf" and not s.setting.weighted_rrf),
+        key=lambda s: s.setting.k,
+    )
+    weighted_rrf = sorted((s for s in grid.scored if s.setting.weighted_rrf), key=lambda s: -s.overall())
+    singles = [s for s in weighted if max(s.setting.weights or (0.0,)) == 1.0]
+    current_rrf = grid.current_rrf.setting
+
+    def rrf_note(item: Scored) -> str:
+        return "current" if item.setting == current_rrf else ""
+
     rows = [row(grid.current_weighted, "current")]
     rows += [row(item) for item in weighted[:top]]
-    rows += [row(item, "one component") for item in sorted(singles, key=lambda s: s.setting.weights)]
-    rows += [row(item, "current" if item.setting == grid.current_rrf.setting else "") for item in rrf]
-    best_weighted, best_rrf = weighted[0], max(rrf, key=lambda s: s.overall())
+    rows += [row(item, "one component") for item in sorted(singles, key=lambda s: s.setting.weights or ())]
+    rows += [row(item, rrf_note(item)) for item in classic]
+    listed = weighted_rrf[:top]
+    if grid.current_rrf.setting.weighted_rrf and grid.current_rrf not in listed:
+        listed = [grid.current_rrf, *listed]
+    rows += [row(item, rrf_note(item)) for item in listed]
+    best_weighted, best_rrf = weighted[0], max(classic, key=lambda s: s.overall())
+    best_weighted_rrf = (
+        Best(weighted_rrf[0].setting.label, weighted_rrf[0].overall(), grid.current_rrf.overall())
+        if weighted_rrf
+        else None
+    )
     return Summary(
         splits,
         tuple(rows),
         Best(best_weighted.setting.label, best_weighted.overall(), grid.current_weighted.overall()),
         Best(best_rrf.setting.label, best_rrf.overall(), grid.current_rrf.overall()),
+        best_weighted_rrf,
     )

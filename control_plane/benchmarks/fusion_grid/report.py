@@ -55,20 +55,26 @@ def render_report(summary: Summary, header: Header) -> str:
     columns = [column for s in summary.splits for column in (f"{s} nDCG@10", "Δ", "p", "R@100")]
     best_weighted, best_rrf = summary.best_weighted, summary.best_rrf
     lines = [
-        "# Fusion grid: min-max weights and RRF rank constants on non-test splits",
+        "# Fusion grid: min-max weights, RRF rank constants and weighted RRF on non-test splits",
         "",
         *run_lines("control_plane.benchmarks.fusion_grid", header.run),
         f"Models: dense {header.dense_model}, sparse {header.sparse_model}; {header.depth} chunks per "
         "component, fused in-process, documents ranked by their best chunk. Weights are bm25/splade/dense.",
         "",
-        f"![min-max nDCG@10 over the weights]({header.plot_name})",
+        f"![min-max and weighted-RRF nDCG@10 over the weights]({header.plot_name})",
         "",
         *markdown_table(["setting", "mean nDCG@10", *columns], [_cells(row) for row in summary.rows]),
         "",
-        "Δ and p: against the current setting of the same fusion (min-max or RRF).",
+        "Δ and p: against the current setting of the same fusion (min-max or RRF, weighted or not).",
         "",
         f"Best min-max (mean over the splits): {best_weighted.label}, {best_weighted.overall:.4f} "
-        f"(current {best_weighted.current:.4f}). Best RRF: {best_rrf.label}, "
-        f"{best_rrf.overall:.4f} (current {best_rrf.current:.4f}).",
+        f"(current {best_weighted.current:.4f}). Best classic RRF: {best_rrf.label}, "
+        f"{best_rrf.overall:.4f} (current RRF {best_rrf.current:.4f}).",
     ]
+    if summary.best_weighted_rrf is not None:
+        best = summary.best_weighted_rrf
+        lines.append(
+            f"Best weighted RRF: {best.label}, {best.overall:.4f} (current RRF {best.current:.4f}; "
+            f"best min-max {best_weighted.overall:.4f}, {best.overall - best_weighted.overall:+.4f})."
+        )
     return "\n".join(lines) + "\n"

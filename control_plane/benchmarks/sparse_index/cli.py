@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     encoder = SparseEncoder.load(settings.models.sparse)
     vocabulary = token_id_vocabulary(settings.models.sparse)
     tokenizer_path = Path(encoder.model.files.tokenizer)
-    rrf_pipeline = inline_pipeline(settings, "rrf", {"bm25": 0.5, "splade": 0.5}, ["bm25", "splade"], 60)
+    rrf_pipeline = inline_pipeline(settings, "rrf", None, ["bm25", "splade"], 60)
     splits: list[SplitFigures] = []
     for plan in planned_splits(args.split, args.unjudged):
         started = time.perf_counter()

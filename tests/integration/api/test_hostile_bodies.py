@@ -58,12 +58,12 @@ def test_the_evaluate_endpoint_refuses_hostile_bodies_too(stack: ApiStack) -> No
             "holds Infinity",  # json.dumps writes 1e309 as Infinity
         ),
         (
-            {"query": "x", "weights": {"bm25": 0.2, "splade": 0.3, "dense": 0.5}},
-            "weights apply to fusion_method",
+            {"query": "x", "fusion_method": "rrf", "weights": {"bm25": 0.2, "splade": 0.3, "dense": 0.9}},
+            "sum to 1",
         ),
         ({"query": " \t "}, "query is blank"),
     ],
-    ids=["deep-filter", "infinite-weight", "weights-with-rrf", "blank"],
+    ids=["deep-filter", "infinite-weight", "rrf-weights-off-one", "blank"],
 )
 def test_a_request_that_would_not_work_is_refused(
     stack: ApiStack, spec: dict[str, object], named: str

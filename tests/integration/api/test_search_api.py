@@ -37,6 +37,21 @@ def test_rrf_scores_are_sums_of_reciprocal_ranks(stack: ApiStack) -> None:
         assert math.isclose(result["score"], sum(parts.values()), rel_tol=1e-5)
 
 
+def test_weighted_rrf_scores_are_weighted_sums_of_reciprocal_ranks(stack: ApiStack) -> None:
+    weights = {"bm25": 0.6, "splade": 0.1, "dense": 0.3}
+    body = {"query": "inclusion criteria age", "weights": weights, "explain": True, "boosts": False}
+    answer = search(stack, body)
+    assert answer["metadata"]["fusion"] == {"method": "rrf", "weights": weights, "rank_constant": 60}
+    for result in answer["results"]:
+        parts = {k: v for k, v in result["normalized_scores"].items() if v}
+        assert parts, result["chunk_id"]
+        for value in parts.values():  # each component's own reciprocal rank, before its weight
+            rank = 1 / value - 60
+            assert rank >= 1 and abs(rank - round(rank)) < 1e-3, (result["chunk_id"], value)
+        expected = sum(weights[c] * value for c, value in parts.items())
+        assert math.isclose(result["score"], expected, rel_tol=1e-5), (result["chunk_id"], parts)
+
+
 def test_weighted_scores_are_weighted_means_of_min_max_scores(stack: ApiStack) -> None:
     weights = {"bm25": 0.5, "splade": 0.2, "dense": 0.3}
     body = {

@@ -28,6 +28,8 @@ from integration.test_fusion_pipelines import (
     test_minmax_scores_are_the_weighted_mean_of_normalised_scores,
     test_rrf_spec_case_comes_out_of_opensearch,
     test_rrf_ties_break_by_bm25_rank,
+    test_the_named_rrf_pipeline_fuses_with_the_configured_weights,
+    test_the_rank_constant_reaches_the_node,
 )
 from integration.test_snapshots import test_a_restored_index_answers_as_before
 
@@ -49,6 +51,8 @@ __all__ = [
     "test_runs_are_stored_gauged_and_compared_with_the_baseline",
     "test_stored_runs_read_back_from_a_restored_snapshot",
     "test_template_applies_to_new_chunk_indices",
+    "test_the_named_rrf_pipeline_fuses_with_the_configured_weights",
+    "test_the_rank_constant_reaches_the_node",
     "test_title_path_boost_ranks_title_hit_above_text_hit",
     "test_unknown_field_is_rejected_with_its_name",
 ]

@@ -1,6 +1,6 @@
 from typing import Any
 
-from control_plane.config.settings import LOCAL_FILE, load_settings
+from control_plane.config.settings import LOCAL_FILE, FusionWeights, load_settings
 from control_plane.resources.catalog import ResourceKind, load_resources
 
 
@@ -133,3 +133,22 @@ def test_search_pipelines_default_the_query_models_and_rerank_form_adds_rerank()
         bodies["search_pipeline/hybrid-rrf-rerank"]["phase_results_processors"]
         == bodies["search_pipeline/hybrid-rrf"]["phase_results_processors"]
     )
+
+
+def test_weighted_rrf_reaches_every_rrf_pipeline_and_classic_rrf_carries_no_parameters() -> None:
+    settings = load_settings(environ={})
+    ids = {**IDS, "clinical_rewrite": "rewrite-id", "clinical_route": "route-id"}
+    for weights, expected in (
+        (FusionWeights(bm25=0.3, splade=0.1, dense=0.6), {"parameters": {"weights": [0.3, 0.1, 0.6]}}),
+        (None, {}),
+    ):
+        rrf = settings.fusion.rrf.model_copy(update={"weights": weights})
+        chosen = settings.model_copy(update={"fusion": settings.fusion.model_copy(update={"rrf": rrf})})
+        bodies = {r.label: r.body for r in load_resources(chosen, ids)}
+        for name in ("hybrid-rrf", "hybrid-rrf-explain", "hybrid-rrf-rerank", "clinical-rrf"):
+            [ranker] = [
+                p["score-ranker-processor"]
+                for p in bodies[f"search_pipeline/{name}"]["phase_results_processors"]
+                if "score-ranker-processor" in p
+            ]
+            assert ranker["combination"] == {"technique": "rrf", "rank_constant": 60, **expected}, name

@@ -121,9 +121,9 @@ def test_two_phase_follows_the_query_enricher_so_model_ids_are_set_first() -> No
 
 def test_the_inline_pipeline_of_v1_search_gets_it_too() -> None:
     settings = load_settings(environ=TWO_PHASE_ENV)
-    pipeline = inline_pipeline(settings, "rrf", {"splade": 1.0}, ["splade"], 60)
+    pipeline = inline_pipeline(settings, "rrf", None, ["splade"], 60)
     assert pipeline["request_processors"] == [TWO_PHASE]
-    assert "request_processors" not in inline_pipeline(Settings(), "rrf", {"splade": 1.0}, ["splade"], 60)
+    assert "request_processors" not in inline_pipeline(Settings(), "rrf", None, ["splade"], 60)
 
 
 def test_two_phase_on_a_seismic_index_is_refused() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.config.settings import Settings, load_settings
+from control_plane.config.settings import FusionWeights, Settings, load_settings
+from control_plane.locations import CONFIG_DIR
 from control_plane.resources.catalog import Resource, ResourceKind
 from control_plane.resources.versions import (
     SUPPORTED_VERSIONS,
@@ -20,7 +21,8 @@ from control_plane.resources.versions import (
 
 
 def _with_sparse_method(method: str) -> Settings:
-    settings = load_settings(environ={})
+    """The 2.19.1 node's settings (classic RRF) with ``method``."""
+    settings = load_settings(CONFIG_DIR / "local-secure.yaml", environ={})
     sparse = settings.index.sparse.model_copy(update={"method": method})
     index = settings.index.model_copy(update={"sparse": sparse})
     return settings.model_copy(update={"index": index})
@@ -60,10 +62,26 @@ def test_seismic_is_refused_before_3_3_with_the_version_and_the_setting_named() 
     assert unhonoured_settings(Version(3, 6, 0), seismic) == []
 
 
-def test_the_default_settings_run_on_every_supported_version() -> None:
-    defaults = _with_sparse_method("rank_features")
+def _with_rrf_weights(weights: FusionWeights | None) -> Settings:
+    settings = load_settings(environ={})
+    rrf = settings.fusion.rrf.model_copy(update={"weights": weights})
+    return settings.model_copy(update={"fusion": settings.fusion.model_copy(update={"rrf": rrf})})
+
+
+def test_weighted_rrf_is_refused_before_3_1_with_the_version_and_the_setting_named() -> None:
+    weighted = _with_rrf_weights(FusionWeights(bm25=0.3, splade=0.1, dense=0.6))
+    [problem] = unhonoured_settings(Version(2, 19, 1), weighted)
+    assert "OpenSearch 2.19.1" in problem and "fusion.rrf.weights" in problem and "3.1.0" in problem
+    assert unhonoured_settings(Version(3, 6, 0), weighted) == []
+    assert unhonoured_settings(Version(2, 19, 1), _with_rrf_weights(None)) == []
+
+
+def test_the_default_settings_run_on_every_supported_version_and_the_secure_nodes_on_2_19() -> None:
+    defaults = load_settings(environ={})
     for version in SUPPORTED_VERSIONS:
         check_settings_for(version, defaults)
+    secure = load_settings(CONFIG_DIR / "local-secure.yaml", environ={})
+    check_settings_for(Version(2, 19, 1), secure)
 
 
 def _embed_pipeline() -> Resource:
@@ -123,3 +141,28 @@ def test_a_pipeline_a_version_cannot_run_is_left_out_with_the_reason() -> None:
     [(label, why)] = left_out_on(Version(2, 19, 1), [rerank, plain])
     assert label == "search_pipeline/clinical-rrf-rerank" and "3.0.0" in why
     assert for_version(Version(3, 6, 0), [rerank, plain]) == [rerank, plain]
+
+
+def _rrf_pipeline(combination: dict[str, object]) -> Resource:
+    return Resource(
+        ResourceKind.SEARCH_PIPELINE,
+        "hybrid-rrf",
+        {"phase_results_processors": [{"score-ranker-processor": {"combination": combination}}]},
+    )
+
+
+def test_before_3_1_the_rank_constant_moves_where_the_node_reads_it() -> None:
+    """neural-search before 3.1 reads combination.parameters.rank_constant and ignores
+    combination.rank_constant without a word."""
+    pipeline = _rrf_pipeline({"technique": "rrf", "rank_constant": 20})
+    [old] = for_version(Version(2, 19, 1), [pipeline])
+    [ranker] = old.body["phase_results_processors"]
+    assert ranker["score-ranker-processor"]["combination"] == {
+        "technique": "rrf",
+        "parameters": {"rank_constant": 20},
+    }
+    assert for_version(Version(3, 6, 0), [pipeline]) == [pipeline]
+    assert pipeline.body["phase_results_processors"][0]["score-ranker-processor"]["combination"] == {
+        "technique": "rrf",
+        "rank_constant": 20,
+    }, "the resource itself is left as it was"

@@ -73,9 +73,20 @@ def test_weighted_pipeline_gets_the_weights_of_the_components_in_use() -> None:
 
 
 def test_rrf_pipeline_carries_the_rank_constant() -> None:
-    body = _build(SearchSpec(query="q", rank_constant=20))
+    body = _build(SearchSpec(query="q", rank_constant=20), weights=None)
     processor = body["search_pipeline"]["phase_results_processors"][0]["score-ranker-processor"]
     assert processor["combination"] == {"technique": "rrf", "rank_constant": 20}
+
+
+def test_weighted_rrf_pipeline_gets_the_weights_of_the_components_in_use() -> None:
+    spec = SearchSpec(query="q", components=("bm25", "dense"))
+    body = _build(spec, weights={"bm25": 0.75, "dense": 0.25})
+    processor = body["search_pipeline"]["phase_results_processors"][0]["score-ranker-processor"]
+    assert processor["combination"] == {
+        "technique": "rrf",
+        "rank_constant": 60,
+        "parameters": {"weights": [0.75, 0.25]},
+    }
 
 
 def test_rerank_adds_the_processor_the_query_context_and_the_depth() -> None:

@@ -56,7 +56,7 @@ def test_components_whose_encoder_is_down_are_dropped_with_their_reasons(
     plan = service.plan(_spec(components=["bm25", "splade", "dense"]), tenant_id="t1")
     assert plan.components == ("bm25",)
     assert sorted(plan.component_errors) == ["dense_unavailable", "splade_unavailable"]
-    assert plan.weights == {"bm25": 1.0}
+    assert plan.weights is None  # classic RRF (fusion.rrf.weights null by default)
     assert len(plan.request.body["query"]["hybrid"]["queries"]) == 1
 
 

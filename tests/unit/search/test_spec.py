@@ -58,11 +58,13 @@ def test_negative_weights_are_refused() -> None:
         )
 
 
-def test_weights_with_a_fusion_that_ignores_them_are_refused() -> None:
-    with pytest.raises(
-        ValidationError, match="weights apply to fusion_method 'weighted'; 'rrf' ranks without"
-    ):
-        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.5, "dense": 0.5})
+def test_rrf_takes_weights_under_the_same_rules() -> None:
+    spec = SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.7, "dense": 0.3})
+    assert spec.fusion_method == "rrf" and spec.weights == {"bm25": 0.7, "dense": 0.3}
+    with pytest.raises(ValidationError, match="sum to 1"):
+        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 0.7, "dense": 0.7})
+    with pytest.raises(ValidationError, match="exactly the components"):
+        SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 1.0})
 
 
 @pytest.mark.parametrize("blank", [" ", "   \t\n", "\u3000"])

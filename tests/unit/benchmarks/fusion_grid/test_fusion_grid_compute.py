@@ -44,3 +44,19 @@ def test_rrf_ranks_it_second() -> None:
     # c2: 1/62 + 1/61 + 1/61, c1: 1/61 + 1/62, c3: 1/62
     ndcg, _ = per_query_ndcg(SPLIT, Setting("rrf", k=60), depth=100)
     assert ndcg["q"] == pytest.approx(1 / math.log2(3))
+
+
+def test_weighted_rrf_with_bm25_heavy_weights_puts_it_first() -> None:
+    # Weights 0.8/0.1/0.1: c1 0.8/61 + 0.1/62 = 0.014729; c2 0.8/62 + 0.1/61 + 0.1/61 = 0.016182.
+    # c2 still leads (found by all three), so d1 is second: 1/log2(3).
+    ndcg, _ = per_query_ndcg(SPLIT, Setting("rrf", (0.8, 0.1, 0.1), k=60), depth=100)
+    assert ndcg["q"] == pytest.approx(1 / math.log2(3))
+    # Weights 1/0/0: only BM25's ranks count, c1 (rank 1) first.
+    ndcg, _ = per_query_ndcg(SPLIT, Setting("rrf", (1.0, 0.0, 0.0), k=60), depth=100)
+    assert ndcg["q"] == 1.0
+
+
+def test_labels_say_which_rrf() -> None:
+    assert Setting("rrf", k=60).label == "rrf k=60"
+    assert Setting("rrf", (0.5, 0.2, 0.3), k=60).label == "rrf k=60 0.50/0.20/0.30"
+    assert Setting("weighted", (0.2, 0.2, 0.6)).label == "min-max 0.20/0.20/0.60"

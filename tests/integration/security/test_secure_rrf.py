@@ -8,6 +8,7 @@ import hashlib
 import math
 
 import pytest
+from flask.testing import FlaskClient
 from integration.security.conftest import SecureNode
 from integration.security.test_tenant_leak_matrix import API_KEYS
 
@@ -17,7 +18,7 @@ from control_plane.config.settings import ApiKey
 pytestmark = pytest.mark.integration
 
 
-def _api(node: SecureNode):  # type: ignore[no-untyped-def]
+def _api(node: SecureNode) -> FlaskClient:
     keys = tuple(
         ApiKey(sha256=hashlib.sha256(key.encode()).hexdigest(), tenant=tenant, name=key)
         for tenant, key in API_KEYS.items()

@@ -90,11 +90,11 @@ def current_settings(settings: Settings) -> tuple[Setting, Setting]:
     every point is tested against."""
     bm25, splade, dense = settings.fusion.weights.in_order()
     rrf = settings.fusion.rrf
-    rrf_weights = tuple(rrf.weights.in_order()) if rrf.weights is not None else None
-    return (
-        Setting("weighted", (bm25, splade, dense)),
-        Setting("rrf", rrf_weights, k=rrf.rank_constant),  # type: ignore[arg-type]
-    )
+    rrf_weights = None
+    if rrf.weights is not None:
+        rrf_bm25, rrf_splade, rrf_dense = rrf.weights.in_order()
+        rrf_weights = (rrf_bm25, rrf_splade, rrf_dense)
+    return Setting("weighted", (bm25, splade, dense)), Setting("rrf", rrf_weights, k=rrf.rank_constant)
 
 
 def component_clauses(text: str, ids: Mapping[str, str], depth: int) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,14 @@ import math
 
 import pytest
 
-from control_plane.benchmarks.fusion_grid.compute import Setting, Split, per_query_ndcg, weight_grid
+from control_plane.benchmarks.fusion_grid.compute import (
+    Setting,
+    Split,
+    current_settings,
+    per_query_ndcg,
+    weight_grid,
+)
+from control_plane.config.settings import FusionWeights, load_settings
 
 # One query whose only relevant document is d1; c1..c3 are chunks of d1..d3.
 SPLIT = Split(
@@ -60,3 +67,13 @@ def test_labels_say_which_rrf() -> None:
     assert Setting("rrf", k=60).label == "rrf k=60"
     assert Setting("rrf", (0.5, 0.2, 0.3), k=60).label == "rrf k=60 0.50/0.20/0.30"
     assert Setting("weighted", (0.2, 0.2, 0.6)).label == "min-max 0.20/0.20/0.60"
+
+
+def test_the_current_rrf_setting_carries_the_configured_weights() -> None:
+    settings = load_settings(environ={})
+    _, classic = current_settings(settings)
+    assert classic == Setting("rrf", None, k=60)
+    weights = FusionWeights(bm25=0.2, splade=0.1, dense=0.7)
+    rrf = settings.fusion.rrf.model_copy(update={"weights": weights})
+    weighted = settings.model_copy(update={"fusion": settings.fusion.model_copy(update={"rrf": rrf})})
+    assert current_settings(weighted)[1] == Setting("rrf", (0.2, 0.1, 0.7), k=60)

@@ -32,6 +32,13 @@ class BadRequestError(ClientError, ValueError):
     """A request value or body that cannot be used."""
 
 
+class CallerGoneError(ClientError):
+    """The caller closed its connection before the work it asked for was done: the rest is not done.
+    499 (the status nginx logs for it): nobody reads the answer, the logs and metrics do."""
+
+    http_status = 499
+
+
 class RateLimitedError(ClientError):
     """A caller past its limits; ``retry_after_s`` is when its next request can be served."""
 

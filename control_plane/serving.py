@@ -142,8 +142,17 @@ class ThreadedServer:
         self._channels: dict[int, Any] = {}
         # One host and port: a single TcpWSGIServer (its trigger and effective_port are used below).
         try:
+            # channel_request_lookahead 1: waitress keeps reading a connection while its request runs, so
+            # it sees the client close and gives the app ``environ["waitress.client_disconnected"]``
+            # (the inference service sheds a gone caller's work: control_plane/inference/batching.py).
             self._server: Any = create_server(
-                app, map=self._channels, host=host, port=port, threads=threads, ident="biohybrid"
+                app,
+                map=self._channels,
+                host=host,
+                port=port,
+                threads=threads,
+                ident="biohybrid",
+                channel_request_lookahead=1,
             )
         except OSError as error:
             raise _listen_error(host, port, error) from error

@@ -93,7 +93,8 @@ def create_app(
             limiter.release(admitted)
 
     def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
-        answer = service.search(spec, tenant_id=who.tenant)
+        gone = request.environ.get("waitress.client_disconnected")  # serving.py: lookahead on
+        answer = service.search(spec, tenant_id=who.tenant, caller_gone=gone if callable(gone) else None)
         _observe(metrics, answer)
         if events.search_sampled():
             data = retrieval_data(answer, who.tenant, settings.events.include_query)

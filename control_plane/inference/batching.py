@@ -6,9 +6,9 @@ while the batch has room for them; under load requests pile up while the model c
 without anyone waiting for them. A full queue raises :class:`OverloadedError` at once (the service
 answers 503), and a caller never waits longer than its timeout: the service cannot hang.
 
-A request whose caller gave up (timed out) is shed: dropped from the queue if it has not started, and
-between model calls (every ``chunk`` items) if it has, so an abandoned rerank does not keep the cores
-from the requests behind it.
+A request whose caller gave up (timed out, or its connection closed: ``gone``) is shed: dropped from the
+queue if it has not started, and between model calls (every ``chunk`` items) if it has, so an abandoned
+rerank does not keep the cores from the requests behind it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, cast
@@ -38,10 +38,18 @@ class BatchTimeoutError(UnavailableError, RuntimeError):
     """The request waited longer than its timeout for its batch."""
 
 
+class CallerGoneError(BatchTimeoutError):
+    """The caller's connection closed before its batch ran: its work was shed (nobody reads the answer)."""
+
+
 class BatchObserver(Protocol):
     def observe_batch(self, model: str, size: int, seconds: float) -> None: ...
 
     def observe_shed(self, model: str, items: int) -> None: ...
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass
@@ -49,6 +57,11 @@ class _Job(Generic[T, R]):
     items: list[T]
     future: Future[list[R]] = field(default_factory=Future)
     abandoned: bool = False  # the caller timed out while the job was running: skip what is left
+    gone: Callable[[], bool] = _never  # the caller's connection closed (the server's own check)
+
+    @property
+    def dropped(self) -> bool:
+        return self.abandoned or self.gone()
 
 
 class MicroBatcher(Generic[T, R]):
@@ -85,11 +98,12 @@ class MicroBatcher(Generic[T, R]):
         """Requests waiting (not counting the batch being computed)."""
         return self._queue.qsize() + (1 if self._carry is not None else 0)
 
-    def submit(self, items: list[T], timeout_s: float) -> list[R]:
-        """Results for ``items`` in order; raises OverloadedError or BatchTimeoutError instead of blocking."""
+    def submit(self, items: list[T], timeout_s: float, gone: Callable[[], bool] | None = None) -> list[R]:
+        """Results for ``items`` in order; raises OverloadedError or BatchTimeoutError instead of blocking.
+        ``gone``: whether the caller has left (its work is then shed, as a timed-out caller's is)."""
         if self._stopping or not self._thread.is_alive():
             raise OverloadedError(f"model '{self.name}' is stopped")
-        job: _Job[T, R] = _Job(items=list(items))
+        job: _Job[T, R] = _Job(items=list(items), gone=gone or _never)
         try:
             self._queue.put_nowait(job)
         except queue.Full:
@@ -98,6 +112,8 @@ class MicroBatcher(Generic[T, R]):
             ) from None
         try:
             return job.future.result(timeout=timeout_s)
+        except CancelledError:  # the worker shed it: the caller left
+            raise CallerGoneError(f"model '{self.name}': the caller left before its batch ran") from None
         except FutureTimeout:
             if not job.future.cancel():  # already running: the worker skips its remaining items
                 job.abandoned = True
@@ -158,10 +174,12 @@ class MicroBatcher(Generic[T, R]):
         while (batch := self._next_batch()) is not None:
             live = []
             for job in batch:
+                if job.gone():
+                    job.future.cancel()  # its caller left while it waited
                 if job.future.set_running_or_notify_cancel():
                     live.append(job)
                 else:
-                    self._shed(len(job.items))  # its caller timed out while it waited
+                    self._shed(len(job.items))  # its caller timed out or left while it waited
             if live:
                 self._run(live)
 
@@ -172,7 +190,7 @@ class MicroBatcher(Generic[T, R]):
         try:
             for start in range(0, len(items), self.chunk):
                 span = range(start, min(start + self.chunk, len(items)))
-                wanted = [i for i in span if not jobs[owners[i]].abandoned]
+                wanted = [i for i in span if not jobs[owners[i]].dropped]
                 self._shed(len(span) - len(wanted))
                 if not wanted:
                     continue
@@ -190,7 +208,7 @@ class MicroBatcher(Generic[T, R]):
         for job in jobs:
             mine = results[offset : offset + len(job.items)]
             offset += len(job.items)
-            if job.abandoned:
+            if job.dropped:
                 job.future.set_exception(BatchTimeoutError(f"model '{self.name}': the caller gave up"))
             else:
                 job.future.set_result(cast(list[R], mine))  # a live job's items were all computed

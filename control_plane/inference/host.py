@@ -72,24 +72,34 @@ class ModelState:
 class BatchedEncoder:
     """A DenseEncoder seen through its batching queue, so similarity requests share batches too."""
 
-    def __init__(self, batcher: MicroBatcher[str, Vector], timeout_s: float) -> None:
+    def __init__(
+        self, batcher: MicroBatcher[str, Vector], timeout_s: float, gone: Callable[[], bool] | None = None
+    ) -> None:
         self._batcher = batcher
         self._timeout_s = timeout_s
+        self._gone = gone
 
     def encode(self, texts: Sequence[str]) -> Vector:
-        return np.stack(self._batcher.submit(list(texts), self._timeout_s))
+        return np.stack(self._batcher.submit(list(texts), self._timeout_s, self._gone))
 
 
 class BatchedCrossEncoder:
     """A CrossEncoderScorer seen through its batching queue: one score per document, in order."""
 
-    def __init__(self, batcher: MicroBatcher[Pair, float], timeout_s: float, name: str) -> None:
+    def __init__(
+        self,
+        batcher: MicroBatcher[Pair, float],
+        timeout_s: float,
+        name: str,
+        gone: Callable[[], bool] | None = None,
+    ) -> None:
         self._batcher = batcher
         self._timeout_s = timeout_s
         self.name = name
+        self._gone = gone
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        return self._batcher.submit([(query, d) for d in documents], self._timeout_s)
+        return self._batcher.submit([(query, d) for d in documents], self._timeout_s, self._gone)
 
 
 class Scorer(Protocol):
@@ -226,20 +236,24 @@ class ModelHost:
             raise ModelUnavailableError(f"model '{name}' is {state.status}{detail}")
         return state
 
-    def embed(self, name: str, texts: list[str], *, as_query: bool = False) -> list[Vector]:
+    def embed(
+        self, name: str, texts: list[str], *, as_query: bool = False, gone: Callable[[], bool] | None = None
+    ) -> list[Vector]:
         """Document vectors, or query vectors (cut to ``max_query_tokens``, the model's query prefix
-        added) when ``as_query``."""
+        added) when ``as_query``. ``gone``: whether the caller has left (its work is then shed)."""
         self._state(name, "dense")
         if as_query:
             texts = with_query_prefix(self._queries(name, texts), self._query_prefix[name])
-        return self._dense[name].submit(texts, self.config.request_timeout_s)
+        return self._dense[name].submit(texts, self.config.request_timeout_s, gone)
 
-    def sparse(self, name: str, texts: list[str], *, as_query: bool = False) -> list[dict[str, float]]:
+    def sparse(
+        self, name: str, texts: list[str], *, as_query: bool = False, gone: Callable[[], bool] | None = None
+    ) -> list[dict[str, float]]:
         """Term weights of documents, or of queries (cut to ``max_query_tokens``) when ``as_query``."""
         self._state(name, "sparse")
         if as_query:
             texts = self._queries(name, texts)
-        return self._sparse[name].submit(texts, self.config.request_timeout_s)
+        return self._sparse[name].submit(texts, self.config.request_timeout_s, gone)
 
     def _queries(self, name: str, texts: list[str]) -> list[str]:
         tokenizer = self._tokenizers[name]
@@ -249,19 +263,23 @@ class ModelHost:
             self.metrics.queries_cut.labels(name).inc(shortened)
         return cut
 
-    def similarity(self, name: str) -> SimilarityScorer:
+    def similarity(self, name: str, gone: Callable[[], bool] | None = None) -> SimilarityScorer:
         self._state(name, "dense")
-        return SimilarityScorer(BatchedEncoder(self._dense[name], self.config.request_timeout_s), name)
+        encoder = BatchedEncoder(self._dense[name], self.config.request_timeout_s, gone)
+        return SimilarityScorer(encoder, name)
 
-    def reranker(self, name: str, budget_s: float | None = None) -> Scorer:
+    def reranker(
+        self, name: str, budget_s: float | None = None, gone: Callable[[], bool] | None = None
+    ) -> Scorer:
         """The cross-encoder ``name``; a dense model's name gives its cosine similarity (kept for A/B).
-        ``budget_s`` (the caller's, when shorter than the service's timeout) bounds the wait."""
+        ``budget_s`` (the caller's, when shorter than the service's timeout) bounds the wait; ``gone``
+        says whether the caller has left."""
         state = self.states.get(name)
         if state is not None and state.role == "dense":
-            return self.similarity(name)
+            return self.similarity(name, gone)
         self._state(name, "rerank")
         timeout_s = min(self.config.request_timeout_s, budget_s or self.config.request_timeout_s)
-        return BatchedCrossEncoder(self._rerank[name], timeout_s, name)
+        return BatchedCrossEncoder(self._rerank[name], timeout_s, name, gone)
 
     def stop(self) -> None:
         for dense in self._dense.values():

@@ -25,7 +25,7 @@ from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
-from control_plane.errors import BadRequestError, BiohybridError, UnavailableError
+from control_plane.errors import BadRequestError, BiohybridError, CallerGoneError, UnavailableError
 from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
@@ -332,7 +332,15 @@ class SearchService:
 
     # -- execution ----------------------------------------------------------------------------------
 
-    def search(self, spec: SearchSpec, tenant_id: str, index: str | None = None) -> SearchResponse:
+    def search(
+        self,
+        spec: SearchSpec,
+        tenant_id: str,
+        index: str | None = None,
+        caller_gone: Callable[[], bool] | None = None,
+    ) -> SearchResponse:
+        """``caller_gone``: whether the caller has closed its connection (the server's check); asked
+        before each OpenSearch call, so a search nobody will read stops there (CallerGoneError)."""
         started = time.perf_counter()
         cache = self._cached_response(spec, tenant_id, index)
         if cache.answer is not None:
@@ -341,6 +349,7 @@ class SearchService:
             )
         plan = self.plan(spec, tenant_id, index)
         spec = plan.spec
+        _stop_if_gone(caller_gone, "before the search")
         execution = self._execute(plan)
         response, reranked = execution.response, execution.reranked
         shaping = time.perf_counter()
@@ -353,6 +362,7 @@ class SearchService:
         route_ms = 0.0
         absent = absent_records(spec.query, (hit.get("_source", {}).get("identifiers") for hit in hits))
         if plan.intents.boosts and not absent:
+            _stop_if_gone(caller_gone, "before the section fetch")
             chunks, route_errors, route_ms = self._route(plan, chunks)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
@@ -478,6 +488,12 @@ class SearchService:
             within_s=timeout_s,
         )
         return answer, (time.perf_counter() - started) * 1000
+
+
+def _stop_if_gone(caller_gone: Callable[[], bool] | None, stage: str) -> None:
+    if caller_gone is not None and caller_gone():
+        log.info("search abandoned: the caller left", extra={"stage": stage})
+        raise CallerGoneError(f"the caller closed its connection {stage}; the search stopped there")
 
 
 def _timed(call: Any) -> Any:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -127,3 +129,43 @@ def test_one_keys_burst_of_oversized_questions_leaves_another_keys_searches_whol
     assert {name: state for name, (state, _) in service.inference.breakers.snapshot().items()} == {
         name: "closed" for name in service.inference.breakers.snapshot()
     }
+
+
+def _send_and_leave(url: str, body: dict[str, Any]) -> None:
+    """POST /v1/search over a raw connection closed as soon as the request is sent (a client that hung
+    up, a RAG service past its own timeout)."""
+    host, port = url.removeprefix("http://").split(":")
+    payload = json.dumps(body).encode()
+    key = headers("b-search")["Authorization"]
+    head = (
+        f"POST /v1/search HTTP/1.1\r\nHost: {host}\r\nAuthorization: {key}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port))) as connection:
+        connection.sendall(head + payload)
+
+
+def _abandoned_searches(url: str) -> float:
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    for line in text.splitlines():
+        if line.startswith('biohybrid_api_request_seconds_count{endpoint="/v1/search",status="499"}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_a_search_whose_caller_left_stops_before_opensearch(served: tuple[str, Any]) -> None:
+    """Three callers hang up right after sending (each question new, so its encoding is not cached):
+    each search stops at the first check after its encoding, before any OpenSearch call, and is
+    counted as 499 (issue 50 item 1: work stops when the caller has gone)."""
+    url, _ = served
+    before = _abandoned_searches(url)
+    rng = random.Random(7)
+    for _ in range(3):
+        question = " ".join(rng.choice(WORDS) for _ in range(40)) + f" {rng.random()}"
+        _send_and_leave(url, {"query": question, "size": 5})
+    deadline = time.monotonic() + 60
+    while _abandoned_searches(url) < before + 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _abandoned_searches(url) == before + 3
+    assert _search(url, "b-search", ORDINARY[0])[0] == 200  # the server itself is unharmed

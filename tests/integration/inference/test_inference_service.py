@@ -4,6 +4,7 @@ real threaded server on a free port for batching, overload and metrics."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -286,6 +287,39 @@ def test_real_server_sheds_a_rerank_whose_budget_ran_out() -> None:
         started = time.monotonic()
         status, ranked, _ = _post(url, {"query": "aspirin bleeding", "documents": [LONG, "statins"]})
         assert status == 200 and len(ranked) == 2
+        assert time.monotonic() - started < 1.5, "the abandoned pairs were scored first"
+        _, metrics = _get(f"{server.url}/metrics")
+    lines = dict(line.rsplit(" ", 1) for line in metrics.splitlines() if line and not line.startswith("#"))
+    assert float(lines['biohybrid_inference_shed_items_total{model="ce-minilm"}']) >= 100
+
+
+def _post_and_leave(url: str, path: str, body: dict[str, Any], after_s: float) -> None:
+    """Send a request over a raw connection and close it after ``after_s``, unread: a caller that left
+    (ml-commons past its read timeout, a client that hung up)."""
+    host, port = url.removeprefix("http://").split(":")
+    payload = json.dumps(body).encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port))) as connection:
+        connection.sendall(head + payload)
+        time.sleep(after_s)
+
+
+def test_real_server_sheds_a_rerank_whose_caller_left() -> None:
+    """The caller closes its connection 0.3 s into a rerank of 160 long pairs (~3 s of work) that has no
+    budget of its own: waitress sees it go, the pairs not yet scored are dropped, and the next request
+    is served at once (issue 50: work stops when the caller has gone)."""
+    config = ServiceConfig(port=0, device="cpu", dense_models=(), sparse_models=(), max_items=256)
+    with BackgroundServer(config) as server:
+        documents = [f"{i}: {LONG}" for i in range(160)]
+        _post_and_leave(server.url, "/v1/rerank/ce-minilm", {"query": "aspirin", "documents": documents}, 0.3)
+        started = time.monotonic()
+        status, ranked, _ = _post(
+            f"{server.url}/v1/rerank/ce-minilm", {"query": "aspirin", "documents": [LONG]}
+        )
+        assert status == 200 and len(ranked) == 1
         assert time.monotonic() - started < 1.5, "the abandoned pairs were scored first"
         _, metrics = _get(f"{server.url}/metrics")
     lines = dict(line.rsplit(" ", 1) for line in metrics.splitlines() if line and not line.startswith("#"))

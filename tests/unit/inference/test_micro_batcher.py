@@ -13,7 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from control_plane.inference.batching import BatchTimeoutError, MicroBatcher, OverloadedError
+from control_plane.inference.batching import (
+    BatchTimeoutError,
+    CallerGoneError,
+    MicroBatcher,
+    OverloadedError,
+)
 
 
 class Recorder:
@@ -179,6 +184,44 @@ def test_a_running_request_whose_caller_gave_up_is_shed_between_chunks(gate: Gat
     assert batcher.submit(["next"], timeout_s=5) == [4]
     assert gate.seen == ["p1", "p2", "next"]
     assert recorder.sizes == [2, 1] and recorder.shed == [2, 2] and batcher.shed_items == 4
+    batcher.stop()
+
+
+def test_a_queued_request_whose_caller_left_is_never_computed(gate: Gate) -> None:
+    """The server says the caller's connection closed (``gone``) while its request waited: shed, and
+    the waiting caller (the server's thread) is told so instead of getting a result nobody reads."""
+    recorder = Recorder()
+    batcher = _batcher(gate, recorder)
+    left = threading.Event()
+    with ThreadPoolExecutor(2) as pool:
+        busy = pool.submit(batcher.submit, ["x"], 5)
+        assert gate.entered.wait(5)
+        waiting = pool.submit(batcher.submit, ["left", "behind"], 5, left.is_set)
+        time.sleep(0.05)  # queued behind the gate
+        left.set()
+        gate.release.set()
+        assert busy.result() == [1]
+        with pytest.raises(CallerGoneError, match="the caller left"):
+            waiting.result()
+    assert batcher.submit(["after"], timeout_s=5) == [5]
+    assert gate.seen == ["x", "after"] and recorder.shed == [2] and batcher.shed_items == 2
+    batcher.stop()
+
+
+def test_a_running_request_whose_caller_left_is_shed_between_chunks(gate: Gate) -> None:
+    """As a timed-out caller's: the chunk in hand finishes, the rest is never scored."""
+    recorder = Recorder()
+    batcher = _batcher(gate, recorder, max_batch=6, chunk=2)
+    left = threading.Event()
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(batcher.submit, ["p1", "p2", "p3", "p4", "p5", "p6"], 5, left.is_set)
+        assert gate.entered.wait(5)  # its first chunk is in the model
+        left.set()
+        gate.release.set()
+        with pytest.raises(BatchTimeoutError, match="the caller gave up"):
+            running.result()
+    assert gate.seen == ["p1", "p2"] and recorder.sizes == [2] and recorder.shed == [2, 2]
+    assert batcher.submit(["next"], timeout_s=5) == [4]
     batcher.stop()
 
 

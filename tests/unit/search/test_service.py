@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from opensearchpy.exceptions import ConnectionError
 
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
+from control_plane.errors import CallerGoneError
 from control_plane.search.model_ids import PinnedModelIds
 from control_plane.search.service import SearchService, SearchUnavailableError
 from control_plane.search.spec import SearchSpec
@@ -120,3 +122,14 @@ def test_a_seismic_chunk_index_has_no_dense_component_to_search(settings: Settin
     plan = _service(seismic).plan(_spec(components=["bm25", "dense"]), tenant_id="t1")
     assert plan.components == ("bm25",)
     assert list(plan.component_errors) == ["dense_not_indexed"]  # not encoded at all, so no dense_unavailable
+
+
+def test_a_search_whose_caller_left_stops_before_opensearch(service: SearchService) -> None:
+    """The caller's connection closed (the server's check says so): the search stops before its
+    OpenSearch call. The same search with the caller still there reaches OpenSearch, which is
+    unreachable here, so the check is the only thing between the plan and that call."""
+    spec = _spec(components=["bm25"], boosts=False)
+    with pytest.raises(CallerGoneError, match="closed its connection before the search"):
+        service.search(spec, tenant_id="t1", caller_gone=lambda: True)
+    with pytest.raises(ConnectionError):
+        service.search(spec, tenant_id="t1", caller_gone=lambda: False)

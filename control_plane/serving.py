@@ -13,7 +13,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import FrameType
 from typing import Any
 
@@ -132,6 +132,13 @@ class _DevelopmentServer:
         if self._serving:
             self._server.shutdown()  # from another thread: waits for serve_forever to return
         self._server.server_close()
+
+
+def client_disconnected(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
+    """A request's check that its client closed the connection: waitress's, which ``ThreadedServer``
+    turns on (``channel_request_lookahead``); None under any other server (Flask's test client)."""
+    check = environ.get("waitress.client_disconnected")
+    return check if callable(check) else None
 
 
 class ThreadedServer:

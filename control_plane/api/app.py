@@ -43,6 +43,7 @@ from control_plane.ledger.store import JobLedger
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService, boost_info
 from control_plane.search.spec import SearchSpec
+from control_plane.serving import client_disconnected
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +94,8 @@ def create_app(
             limiter.release(admitted)
 
     def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
-        gone = request.environ.get("waitress.client_disconnected")  # serving.py: lookahead on
-        answer = service.search(spec, tenant_id=who.tenant, caller_gone=gone if callable(gone) else None)
+        gone = client_disconnected(request.environ)
+        answer = service.search(spec, tenant_id=who.tenant, caller_gone=gone)
         _observe(metrics, answer)
         if events.search_sampled():
             data = retrieval_data(answer, who.tenant, settings.events.include_query)

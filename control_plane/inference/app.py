@@ -54,6 +54,7 @@ from control_plane.inference.validation import (
 )
 from control_plane.json_bodies import decode_json
 from control_plane.resilience.policy import is_gpu_failure
+from control_plane.serving import client_disconnected
 
 log = logging.getLogger(__name__)
 Loading = Literal["sync", "background", "none"]
@@ -114,7 +115,9 @@ def create_app(
     def embeddings(model: str) -> Response:
         def answer() -> list[list[float]]:
             req = embeddings_request(_body(), limits)
-            return _vectors(host.embed(model, req.texts, as_query=req.as_query, gone=_caller_gone()))
+            return _vectors(
+                host.embed(model, req.texts, as_query=req.as_query, gone=client_disconnected(request.environ))
+            )
 
         return timed("embeddings", model, answer)
 
@@ -122,7 +125,11 @@ def create_app(
     def sparse(model: str) -> Response:
         def answer() -> dict[str, Any]:
             req = embeddings_request(_body(), limits)  # input_type query: cut to max_query_tokens
-            return {"response": host.sparse(model, req.texts, as_query=req.as_query, gone=_caller_gone())}
+            return {
+                "response": host.sparse(
+                    model, req.texts, as_query=req.as_query, gone=client_disconnected(request.environ)
+                )
+            }
 
         return timed("sparse", model, answer)
 
@@ -131,7 +138,7 @@ def create_app(
         def answer() -> list[dict[str, Any]]:
             req = rerank_request(_body(), limits)
             budget_s = req.budget_ms / 1000 if req.budget_ms else None
-            scorer = host.reranker(model, budget_s=budget_s, gone=_caller_gone())
+            scorer = host.reranker(model, budget_s=budget_s, gone=client_disconnected(request.environ))
             if req.blended:
                 depth = min(req.depth or limits.max_items, len(req.documents))
                 weight = 1.0 if req.model_weight is None else req.model_weight
@@ -172,13 +179,6 @@ def create_app(
     register_fault_routes(app, faults)
     register_clinical_routes(app, timed, _body, metrics, faults, config.intents_file)
     return app
-
-
-def _caller_gone() -> Callable[[], bool] | None:
-    """waitress's check that this request's client closed its connection (served with
-    ``channel_request_lookahead``: control_plane/serving.py); None elsewhere (Flask's test client)."""
-    check = request.environ.get("waitress.client_disconnected")
-    return check if callable(check) else None
 
 
 def _body() -> Any:

@@ -40,7 +40,7 @@ from control_plane.resources.catalog import (
     with_sparse_two_phase,
 )
 from control_plane.resources.render import render
-from control_plane.resources.versions import legacy_rrf_form
+from control_plane.resources.versions import Version, pipeline_for_version
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter
 from control_plane.search.spec import Filters, SearchSpec
@@ -258,15 +258,15 @@ def build_request(
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     semantic_text: str | None = None,
     hybrid_filter: bool = True,
-    legacy_rrf: bool = False,
+    node_version: Version | None = None,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
     ``hybrid_filter``: the node's hybrid query takes a ``filter`` (3.0+); without it (2.19) each
     sub-query carries the filters itself (``filtered_sub_queries``), which selects the same chunks.
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
     the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
-    ``legacy_rrf``: the node reads RRF's rank constant where neural-search put it before 3.1
-    (resources/versions.py: legacy_rrf_form).
+    ``node_version``: the pipeline is written in the form that version reads
+    (resources/versions.py: pipeline_for_version); None: the current form.
     ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
     query), as the vectors in ``encodings`` were encoded from it."""
     if not components:
@@ -306,8 +306,8 @@ def build_request(
             spec.explain,
         ),
     }
-    if legacy_rrf:
-        body["search_pipeline"] = legacy_rrf_form(body["search_pipeline"])
+    if node_version is not None:
+        body["search_pipeline"] = pipeline_for_version(node_version, body["search_pipeline"])
     if spec.explain:
         body["explain"] = True
     if profile:

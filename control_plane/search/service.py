@@ -33,7 +33,6 @@ from control_plane.query.named_records import absent_records
 from control_plane.resilience.retry import retry_transient
 from control_plane.resources.versions import (
     HYBRID_FILTER_SINCE,
-    RRF_RANK_CONSTANT_SINCE,
     SUPPORTED_VERSIONS,
     WEIGHTED_RRF_SINCE,
     Version,
@@ -255,7 +254,7 @@ class SearchService:
             bm25_fields=intents.bm25_fields,
             semantic_text=intents.semantic_text,
             hybrid_filter=self._node_version() >= HYBRID_FILTER_SINCE,
-            legacy_rrf=self._node_version() < RRF_RANK_CONSTANT_SINCE,
+            node_version=self._node_version(),
         )
 
     def _node_version(self) -> Version:

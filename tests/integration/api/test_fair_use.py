@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import threading
 import time
 import urllib.error
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from integration.api.stack import ApiStack, headers
+from integration.hang_up import post_and_hang_up
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
@@ -131,20 +131,6 @@ def test_one_keys_burst_of_oversized_questions_leaves_another_keys_searches_whol
     }
 
 
-def _send_and_leave(url: str, body: dict[str, Any]) -> None:
-    """POST /v1/search over a raw connection closed as soon as the request is sent (a client that hung
-    up, a RAG service past its own timeout)."""
-    host, port = url.removeprefix("http://").split(":")
-    payload = json.dumps(body).encode()
-    key = headers("b-search")["Authorization"]
-    head = (
-        f"POST /v1/search HTTP/1.1\r\nHost: {host}\r\nAuthorization: {key}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
-    ).encode()
-    with socket.create_connection((host, int(port))) as connection:
-        connection.sendall(head + payload)
-
-
 def _searches_by_status(url: str) -> Counter[str]:
     """/v1/search answers counted by the API's latency histogram, per status."""
     with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
@@ -168,7 +154,7 @@ def test_no_search_whose_caller_left_runs_to_the_end(served: tuple[str, Any]) ->
     rng = random.Random(7)
     for _ in range(5):
         question = " ".join(rng.choice(WORDS) for _ in range(40)) + f" {rng.random()}"
-        _send_and_leave(url, {"query": question, "size": 5})
+        post_and_hang_up(url, "/v1/search", {"query": question, "size": 5}, headers("b-search"))
     # Another key (the five may still hold b-search's requests in progress for a moment).
     assert _search(url, "a-search", ORDINARY[0])[0] == 200
     time.sleep(5)  # a hung-up search that ran on would have answered by now (each takes < 1 s here)

@@ -4,7 +4,6 @@ real threaded server on a free port for batching, overload and metrics."""
 from __future__ import annotations
 
 import json
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 import yaml
 from flask.testing import FlaskClient
+from integration.hang_up import post_and_hang_up
 
 from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
@@ -293,20 +293,6 @@ def test_real_server_sheds_a_rerank_whose_budget_ran_out() -> None:
     assert float(lines['biohybrid_inference_shed_items_total{model="ce-minilm"}']) >= 100
 
 
-def _post_and_leave(url: str, path: str, body: dict[str, Any], after_s: float) -> None:
-    """Send a request over a raw connection and close it after ``after_s``, unread: a caller that left
-    (ml-commons past its read timeout, a client that hung up)."""
-    host, port = url.removeprefix("http://").split(":")
-    payload = json.dumps(body).encode()
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(payload)}\r\n\r\n"
-    ).encode()
-    with socket.create_connection((host, int(port))) as connection:
-        connection.sendall(head + payload)
-        time.sleep(after_s)
-
-
 def test_real_server_sheds_a_rerank_whose_caller_left() -> None:
     """The caller closes its connection 0.3 s into a rerank of 160 long pairs (~3 s of work) that has no
     budget of its own: waitress sees it go, the pairs not yet scored are dropped, and the next request
@@ -314,7 +300,9 @@ def test_real_server_sheds_a_rerank_whose_caller_left() -> None:
     config = ServiceConfig(port=0, device="cpu", dense_models=(), sparse_models=(), max_items=256)
     with BackgroundServer(config) as server:
         documents = [f"{i}: {LONG}" for i in range(160)]
-        _post_and_leave(server.url, "/v1/rerank/ce-minilm", {"query": "aspirin", "documents": documents}, 0.3)
+        post_and_hang_up(
+            server.url, "/v1/rerank/ce-minilm", {"query": "aspirin", "documents": documents}, after_s=0.3
+        )
         started = time.monotonic()
         status, ranked, _ = _post(
             f"{server.url}/v1/rerank/ce-minilm", {"query": "aspirin", "documents": [LONG]}

@@ -93,7 +93,12 @@ def create_app(
         if admitted is not None:
             limiter.release(admitted)
 
+    def charge(who: Principal, question: str) -> None:
+        """Count the question's characters against its key (after the body is read and valid)."""
+        limiter.charge_question(who.key_id, question, who.limits or settings.api.key_limits)
+
     def run_search(spec: SearchSpec, who: Principal) -> dict[str, Any]:
+        charge(who, spec.query)
         gone = client_disconnected(request.environ)
         answer = service.search(spec, tenant_id=who.tenant, caller_gone=gone)
         _observe(metrics, answer)
@@ -161,7 +166,9 @@ def create_app(
     @app.post("/v1/rewrite")
     def rewrite() -> Response:
         who = principal("search")
-        plan = service.plan(spec_from_body(_body()), tenant_id=who.tenant)
+        spec = spec_from_body(_body())
+        charge(who, spec.query)
+        plan = service.plan(spec, tenant_id=who.tenant)
         answer = plan.request.to_dict()
         answer["component_errors"] = plan.component_errors
         answer["reranker_error"] = plan.reranker_error

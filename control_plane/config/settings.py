@@ -344,6 +344,25 @@ class KeyLimits(_Strict):
     concurrent: int = Field(
         4, ge=1, description="requests in progress at once (keep it below api.threads, so other keys get one)"
     )
+    question_chars_free: int = Field(
+        200,
+        ge=0,
+        description="characters of a question that cost nothing beyond its request: an ordinary question "
+        "(the test sets' longest is 77 tokens) never touches the characters bucket",
+    )
+    question_chars_per_s: float = Field(
+        500.0,
+        gt=0,
+        description="characters past question_chars_free per second, sustained: a question costs the "
+        "encoders, BM25 and highlighting by its length (2,000 characters take about 3x an ordinary "
+        "question's time), so a key sending long ones is slowed before it takes the cores every key shares",
+    )
+    question_chars_burst: int = Field(
+        2000,
+        ge=1,
+        description="characters past question_chars_free allowed at once above the sustained rate (a "
+        "question costing more waits for a full bucket)",
+    )
 
 
 class ApiKey(_Strict):

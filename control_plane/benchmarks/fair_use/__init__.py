@@ -1,6 +1,6 @@
 """Fair use under abuse (issue 50 item 6): one key bursts oversized questions (2,000 characters, from
 several threads, honouring Retry-After) at a running control API while another key's ordinary searches
-run; reported: the other key's P50/P95 against an idle run of the same questions, whether any of its
+run; reported: the other key's P50/P95 against idle runs taking turns with the busy ones, whether any of its
 searches lost a component, and what the abusive key got (200 / 429). Loopback only, bounded in count.
 
     python -m control_plane.benchmarks.fair_use --api http://127.0.0.1:8600 \\

@@ -36,6 +36,7 @@ class Answer:
     ms: float
     components: tuple[str, ...]
     retry_after_s: float
+    component_errors: tuple[str, ...] = ()
 
 
 def search(api: str, key: str, question: str) -> Answer:
@@ -56,8 +57,9 @@ def search(api: str, key: str, question: str) -> Answer:
             refused.headers.get("Retry-After", "0"),
         )
     ms = (time.perf_counter() - started) * 1000
-    components = tuple(body.get("metadata", {}).get("components_used", ())) if status == 200 else ()
-    return Answer(status, ms, components, float(retry or 0))
+    meta = body.get("metadata", {}) if status == 200 else {}
+    components = tuple(meta.get("components_used", ()))
+    return Answer(status, ms, components, float(retry or 0), tuple(meta.get("component_errors", ())))
 
 
 def ordinary_run(api: str, key: str, questions: list[str]) -> list[Answer]:
@@ -72,6 +74,7 @@ class Burst:
     key: str
     threads: int
     limit: int
+    chars: int = 2000  # each question's length
     statuses: Counter[int] = field(default_factory=Counter)
     _stop: threading.Event = field(default_factory=threading.Event)
     _workers: list[threading.Thread] = field(default_factory=list)
@@ -92,7 +95,7 @@ class Burst:
         for _ in range(self.limit):
             if self._stop.is_set():
                 return
-            question = " ".join(draw.choice(OVERSIZED_WORDS) for _ in range(400))[:2000]
+            question = " ".join(draw.choice(OVERSIZED_WORDS) for _ in range(400))[: self.chars]
             answer = search(self.api, self.key, question)
             with self._lock:
                 self.statuses[answer.status] += 1

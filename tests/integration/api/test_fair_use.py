@@ -1,7 +1,9 @@
 """Fair use over the real stack (issue 50 item 1): a key past its limits gets 429 with Retry-After while
 another key is served; and while one key bursts oversized questions from several threads through a real
 HTTP server, another key's ordinary searches keep every component (no breaker opened, nothing dropped).
-The latency side (the other key's P95 against an idle run) is measured by the fair_use benchmark, which
+A key's questions are also counted by their characters (a long question costs more), so a stream of long
+ones is slowed while the same key's short ones and other keys pass. The latency side (the other key's P95
+against idle runs) is measured by the fair_use benchmark, which
 writes model_artifacts/reports/fair-use.md; here only what must always hold is asserted."""
 
 from __future__ import annotations
@@ -68,6 +70,27 @@ def test_a_key_past_its_rate_gets_429_with_retry_after_and_others_are_served(
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) >= 4  # one request per 5 s
     assert "more than 0.2 requests per second (burst 2)" in refused.get_json()["error"]["message"]
+    assert app.post("/v1/search", json=body, headers=headers("a-search")).status_code == 200
+
+
+def test_a_key_past_its_question_characters_gets_429_and_its_short_questions_and_other_keys_are_served(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    limits = KeyLimits(question_chars_free=20, question_chars_per_s=1.5, question_chars_burst=100)
+    app = create_app(
+        _limited(stack.settings, limits), client, evaluation=load_evaluation_settings(environ={})
+    ).test_client()
+    long_question = "statins and breast cancer survival in postmenopausal women treated for ten years"
+    assert len(long_question) == 80
+    body = {"query": long_question, "size": 3, "boosts": False}
+    assert app.post("/v1/search", json=body, headers=headers("b-search")).status_code == 200
+    refused = app.post("/v1/rewrite", json=body, headers=headers("b-search"))  # 40 characters left
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) >= 8  # 20 of the 60 past the free 20 missing, 1.5 a second
+    message = refused.get_json()["error"]["message"]
+    assert "more than 1.5 characters of long questions per second (those past the first 20 of each" in message
+    short = {"query": "statins and breast cancer", "size": 3, "boosts": False}  # 25: 5 past the free
+    assert app.post("/v1/search", json=short, headers=headers("b-search")).status_code == 200
     assert app.post("/v1/search", json=body, headers=headers("a-search")).status_code == 200
 
 

@@ -73,3 +73,48 @@ def test_a_refused_request_takes_nothing() -> None:
             limiter.admit("k", LIMITS)
     limiter.release("k")
     limiter.admit("k", LIMITS)  # the bucket still had its third token
+
+
+CHARS = KeyLimits(question_chars_free=20, question_chars_per_s=100.0, question_chars_burst=400)
+
+
+def test_question_characters_past_the_free_ones_are_a_bucket_of_their_own() -> None:
+    clock = Clock()
+    limiter = KeyLimiter(clock=clock)
+    limiter.charge_question("k", "x" * 320, CHARS)  # 300 past the free 20: 100 left
+    limiter.charge_question("k", "x" * 120, CHARS)  # 100 past: 0 left
+    for _ in range(5):  # a question of at most the free characters costs nothing, even now
+        limiter.charge_question("k", "x" * 20, CHARS)
+    with pytest.raises(RateLimitedError) as refused:
+        limiter.charge_question("k", "x" * 70, CHARS)
+    assert refused.value.retry_after_s == pytest.approx(0.5)  # 50 characters at 100 per second
+    assert (
+        "more than 100 characters of long questions per second (those past the first 20 of each; burst "
+        "400; this one has 70)" in str(refused.value)
+    )
+    assert "send questions of at most 20 characters" in str(refused.value)
+    clock.now += 0.5
+    limiter.charge_question("k", "x" * 70, CHARS)  # refilled exactly 50
+    limiter.charge_question("other", "x" * 420, CHARS)  # another key's bucket is full
+
+
+def test_a_question_costing_more_than_the_burst_waits_for_a_full_bucket_not_forever() -> None:
+    clock = Clock()
+    limiter = KeyLimiter(clock=clock)
+    limiter.charge_question("k", "x" * 1000, CHARS)  # costs the whole burst
+    with pytest.raises(RateLimitedError) as refused:
+        limiter.charge_question("k", "x" * 1000, CHARS)
+    assert refused.value.retry_after_s == pytest.approx(4.0)  # 400 characters at 100 per second
+    clock.now += 4.0
+    limiter.charge_question("k", "x" * 1000, CHARS)
+
+
+def test_a_refused_question_takes_no_characters_and_requests_are_counted_apart() -> None:
+    clock = Clock()
+    limiter = KeyLimiter(clock=clock)
+    limiter.charge_question("k", "x" * 370, CHARS)  # 350 past the free 20: 50 left
+    for _ in range(3):
+        with pytest.raises(RateLimitedError):
+            limiter.charge_question("k", "x" * 80, CHARS)
+    limiter.charge_question("k", "x" * 70, CHARS)  # the 50 left were not taken by the refusals
+    limiter.admit("k", CHARS)  # the request bucket is untouched by characters

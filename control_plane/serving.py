@@ -23,6 +23,10 @@ from werkzeug.serving import make_server
 from control_plane.errors import BiohybridError
 
 log = logging.getLogger(__name__)
+CALLER_HEADER = "X-Biohybrid-Caller"
+"""The header a service's callers name themselves by (the inference service keeps each within its share
+of its threads): the control API sends ``api``, ingestion ``ingest``, OpenSearch's connectors
+``opensearch``."""
 
 
 class ListenError(BiohybridError):

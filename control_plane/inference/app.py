@@ -16,6 +16,9 @@
   below them, and nothing is cut (a weight of 0 costs no model call). ``budget_ms`` is the caller's
   deadline (the rerank connector sends ``search.rerank_timeout_ms``): past it the answer is 503 and the
   pairs not yet scored are dropped, so an abandoned rerank does not hold the cores.
+* Every model and clinical endpoint keeps its callers apart: a caller names itself in
+  ``X-Biohybrid-Caller`` (``api``, ``ingest``, ``opensearch``; none: ``unnamed``) and holds at most
+  ``caller_share`` of the request threads; past it, 429 with Retry-After (control_plane/inference/callers.py).
 * ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
   ``GET /v1/models`` (what is served, with dimensions and providers, and each model's ``digest`` and
   ``tokenizer`` normalizer, which the control API's query cache keys by; ``gpu_metrics``: whether the GPU
@@ -40,6 +43,7 @@ from werkzeug.exceptions import HTTPException
 from control_plane.errors import BadRequestError
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
+from control_plane.inference.callers import CallerLimiter, caller_limit, caller_name, metric_label
 from control_plane.inference.clinical import MODEL_LABEL as CLINICAL_LABEL
 from control_plane.inference.clinical import register_clinical_routes
 from control_plane.inference.config import ServiceConfig
@@ -54,7 +58,7 @@ from control_plane.inference.validation import (
 )
 from control_plane.json_bodies import decode_json
 from control_plane.resilience.policy import is_gpu_failure
-from control_plane.serving import client_disconnected
+from control_plane.serving import CALLER_HEADER, client_disconnected
 
 log = logging.getLogger(__name__)
 Loading = Literal["sync", "background", "none"]
@@ -83,6 +87,28 @@ def create_app(
     elif load == "background":
         host.start_loading()
 
+    callers = CallerLimiter(caller_limit(config.http_threads, config.caller_share))
+    app.extensions["biohybrid.callers"] = callers
+
+    def limited(handler: Callable[[], Any]) -> Response:
+        """The handler's answer, unless the request's caller already holds its share of the threads."""
+        caller = caller_name(request.headers.get(CALLER_HEADER))
+        if not callers.enter(caller):
+            metrics.caller_refusals.labels(metric_label(caller)).inc()
+            refused = _error(
+                429,
+                f"caller '{caller}' holds its share of the service's {config.http_threads} request threads "
+                f"({callers.limit} in progress at most, --caller-share {config.caller_share:g}): retry after "
+                "the Retry-After seconds",
+            )
+            refused.headers["Retry-After"] = _RETRY_AFTER_S
+            return refused
+        metrics.caller_requests.labels(metric_label(caller)).inc()
+        try:
+            return _json(handler(), 200)
+        finally:
+            callers.leave(caller)
+
     def timed(endpoint: str, model: str, handler: Callable[[], Any]) -> Response:
         started = time.perf_counter()
         fault = faults.take(endpoint) if faults is not None and model in host.states else None
@@ -91,7 +117,7 @@ def create_app(
                 metrics.injected_faults.labels(endpoint).inc()
                 response = _error(fault.status, fault.message)
             else:
-                response = _json(handler(), 200)
+                response = limited(handler)
         except RequestError as exc:
             response = _error(exc.status, exc.message)
         except UnknownModelError as exc:

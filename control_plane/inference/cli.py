@@ -67,6 +67,13 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
         "--manifest", type=Path, help="model manifest (default: the packaged models/manifest.yaml)"
     )
     p.add_argument("--http-threads", type=int, default=d.http_threads, help="request threads of the server")
+    p.add_argument(
+        "--caller-share",
+        type=float,
+        default=d.caller_share,
+        help="share of the request threads one caller (X-Biohybrid-Caller: api, ingest, opensearch) may "
+        "hold; past it 429 (default %(default)s)",
+    )
     p.add_argument("--debug", action="store_true", help="werkzeug's development server (never in production)")
     p.add_argument(
         "--fault-injection",
@@ -95,6 +102,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         threads=args.threads,
         manifest=args.manifest,
         http_threads=args.http_threads,
+        caller_share=args.caller_share,
         debug=args.debug,
         fault_injection=args.fault_injection or os.environ.get(FAULT_ENV_VAR, "") == "1",
     )

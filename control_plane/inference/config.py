@@ -43,8 +43,12 @@ class ServiceConfig:
     threads: int = 0
     """onnxruntime intra-op threads per session (0: onnxruntime's default, one per core)."""
     manifest: Path | None = None
-    http_threads: int = 16
+    http_threads: int = 24
     """Request threads of the HTTP server (each waits on a model queue; ml-commons calls concurrently)."""
+    caller_share: float = 0.75
+    """The share of ``http_threads`` one caller (X-Biohybrid-Caller: api, ingest, opensearch) may hold in
+    progress, so a flood from one leaves threads for the others (inference/callers.py): 18 of 24, above
+    the control API's most (its 8 threads, each encoding dense and sparse at once)."""
     debug: bool = False
     """Serve on werkzeug's development server instead of waitress."""
     fault_injection: bool = False
@@ -58,6 +62,8 @@ class ServiceConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be ≥ 1, got {getattr(self, name)}")
+        if not 0 < self.caller_share <= 1:
+            raise ValueError(f"caller_share must be in (0, 1], got {self.caller_share}")
         if self.max_wait_ms < 0 or self.request_timeout_s <= 0:
             raise ValueError("max_wait_ms must be ≥ 0 and request_timeout_s > 0")
         if not self.dense_models and not self.sparse_models and not self.rerank_models:

@@ -126,6 +126,20 @@ class ServiceMetrics:
             ["model"],
             registry=self.registry,
         )
+        self.caller_requests = Counter(
+            "biohybrid_inference_caller_requests",
+            "Model and clinical requests admitted, by caller (X-Biohybrid-Caller: api, ingest, opensearch, "
+            "unnamed, other)",
+            ["caller"],
+            registry=self.registry,
+        )
+        self.caller_refusals = Counter(
+            "biohybrid_inference_caller_refusals",
+            "Requests refused with 429 because their caller (X-Biohybrid-Caller: api, ingest, opensearch, "
+            "unnamed, other) already held its share of the request threads, by caller",
+            ["caller"],
+            registry=self.registry,
+        )
         self.queue_depth = Gauge(
             "biohybrid_inference_queue_depth", "Requests waiting per model", ["model"], registry=self.registry
         )

@@ -12,6 +12,7 @@ import threading
 from types import TracebackType
 
 from control_plane.inference.app import Loading, create_app
+from control_plane.inference.callers import CallerLimiter
 from control_plane.inference.config import ServiceConfig
 from control_plane.inference.host import ModelHost
 from control_plane.models.artifacts import check_artifact_present
@@ -61,6 +62,7 @@ class BackgroundServer:
     def __init__(self, config: ServiceConfig, load: Loading = "sync") -> None:
         app = create_app(config, load=load)
         self.host: ModelHost = app.extensions["biohybrid.host"]
+        self.callers: CallerLimiter = app.extensions["biohybrid.callers"]
         self._server = ThreadedServer(app, config.host, config.port, config.http_threads)
         self.url = f"http://{config.host}:{self._server.port}"
         self._thread = threading.Thread(target=self._server.run, name="inference-server", daemon=True)

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import requests
 
 from control_plane.resilience.policy import GPU_PROVIDER, ModelCallError
+from control_plane.serving import CALLER_HEADER
 
 
 class ServiceCallError(ModelCallError):
@@ -65,6 +66,7 @@ class ServiceClient:
         session: requests.Session | None = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
+            session.headers[CALLER_HEADER] = "ingest"  # the inference service keeps its callers apart
         return session
 
 

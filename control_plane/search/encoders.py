@@ -23,6 +23,7 @@ from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
 from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
 from control_plane.resilience.policy import GPU_PROVIDER, is_gpu_failure
+from control_plane.serving import CALLER_HEADER
 
 PROVIDERS_TTL_S = 30.0
 # What a GPU-bound role is called among the search components.
@@ -190,6 +191,7 @@ class InferenceClient:
         session: requests.Session | None = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
+            session.headers[CALLER_HEADER] = "api"  # the inference service keeps its callers apart
         return session
 
 

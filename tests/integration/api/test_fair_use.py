@@ -94,6 +94,41 @@ def test_a_key_past_its_question_characters_gets_429_and_its_short_questions_and
     assert app.post("/v1/search", json=body, headers=headers("a-search")).status_code == 200
 
 
+def _caller_requests(service_url: str) -> Counter[str]:
+    with urllib.request.urlopen(f"{service_url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    prefix = 'biohybrid_inference_caller_requests_total{caller="'
+    return Counter(
+        {
+            line[len(prefix) :].split('"', 1)[0]: int(float(line.rsplit(" ", 1)[1]))
+            for line in text.splitlines()
+            if line.startswith(prefix)
+        }
+    )
+
+
+def test_the_inference_service_tells_the_api_from_opensearchs_connectors(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    """The control API and every ml-commons connector name themselves (X-Biohybrid-Caller), so the
+    service can keep each within its share of its threads."""
+    url = stack.settings.models.service_url
+    before = _caller_requests(url)
+    question = "side effects of statins in breast cancer survivors"  # encoded by nobody before
+    body = {"size": 3, "query": {"match": {"text": question}}}
+    client.search(index=f"{stack.prefix}-a", params={"search_pipeline": "clinical-minmax"}, body=body)
+    assert (
+        stack.client()
+        .post("/v1/search", json={"query": question, "size": 3}, headers=headers("a-search"))
+        .status_code
+        == 200
+    )
+    after = _caller_requests(url)
+    assert after["opensearch"] >= before["opensearch"] + 3  # the rewrite, its encodes, the route
+    assert after["api"] >= before["api"] + 2  # dense and sparse
+    assert after["unnamed"] == before["unnamed"]
+
+
 @pytest.fixture
 def served(stack: ApiStack, client: OpenSearch) -> Iterator[tuple[str, Any]]:
     """The stack's app behind the production server on a free loopback port, with its search service."""

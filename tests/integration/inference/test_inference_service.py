@@ -251,6 +251,55 @@ def test_real_server_merges_concurrent_requests_and_exposes_metrics() -> None:
     assert 'biohybrid_inference_model_ready{model="minilm",provider="CPUExecutionProvider"}' in lines
 
 
+def _post_as(url: str, caller: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "X-Biohybrid-Caller": caller},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return resp.status, json.loads(resp.read()), dict(resp.headers)
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read()), dict(err.headers)
+
+
+def test_real_server_keeps_a_caller_within_its_share_of_the_threads_and_serves_the_others() -> None:
+    """Two request threads, a caller's share one: while a long request of ``opensearch`` runs, its next
+    one is a 429 naming the caller, and ``api`` gets the other thread (for another model: a model's queue
+    serves one request at a time, whoever sent it)."""
+    config = ServiceConfig(
+        port=0,
+        device="cpu",
+        dense_models=("minilm",),
+        max_batch=1,
+        max_wait_ms=0,
+        http_threads=2,
+        caller_share=0.5,
+    )
+    with BackgroundServer(config) as server, ThreadPoolExecutor(1) as pool:
+        url = f"{server.url}/v1/sparse/splade-tiny"
+        long_one = pool.submit(_post_as, url, "opensearch", {"input": [LONG] * 40})  # 40 model calls
+        deadline = time.monotonic() + 30
+        while server.callers.in_progress("opensearch") == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.callers.in_progress("opensearch") == 1 and not long_one.done()
+        status, body, headers = _post_as(url, "opensearch", {"input": ["statins"]})
+        assert status == 429, body
+        message = body["error"]["message"]
+        assert "caller 'opensearch' holds its share of the service's 2 request threads (1 in" in message
+        assert headers["Retry-After"] == "1"
+        status, other, _ = _post_as(f"{server.url}/v1/embeddings/minilm", "api", {"input": ["aspirin"]})
+        assert not long_one.done()  # still running: another caller was served beside it
+        assert status == 200 and len(other[0]) == 384
+        assert long_one.result()[0] == 200
+        status, bad, _ = _post_as(url, "Not A Name", {"input": ["statins"]})
+        assert status == 400 and "X-Biohybrid-Caller" in bad["error"]["message"]
+        _, metrics = _get(f"{server.url}/metrics")
+    assert 'biohybrid_inference_caller_refusals_total{caller="opensearch"} 1.0' in metrics
+
+
 def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:
     config = ServiceConfig(
         port=0, device="cpu", dense_models=(), max_batch=1, max_wait_ms=0, queue_size=1, request_timeout_s=20

@@ -40,7 +40,7 @@ from control_plane.resources.catalog import (
     with_sparse_two_phase,
 )
 from control_plane.resources.render import render
-from control_plane.resources.versions import Version, pipeline_for_version
+from control_plane.resources.versions import HYBRID_FILTER_SINCE, Version, pipeline_for_version
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter
 from control_plane.search.spec import Filters, SearchSpec
@@ -257,16 +257,15 @@ def build_request(
     ignore_unavailable: bool = False,
     bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     semantic_text: str | None = None,
-    hybrid_filter: bool = True,
     node_version: Version | None = None,
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
-    ``hybrid_filter``: the node's hybrid query takes a ``filter`` (3.0+); without it (2.19) each
-    sub-query carries the filters itself (``filtered_sub_queries``), which selects the same chunks.
+    ``node_version``: the node's version (None: the current form), which decides two things: a hybrid
+    query takes a ``filter`` only from 3.0 (before it, each sub-query carries the filters itself,
+    ``filtered_sub_queries``, which selects the same chunks), and the pipeline is written in the form
+    that version reads (resources/versions.py: pipeline_for_version).
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
     the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
-    ``node_version``: the pipeline is written in the form that version reads
-    (resources/versions.py: pipeline_for_version); None: the current form.
     ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
     query), as the vectors in ``encodings`` were encoded from it."""
     if not components:
@@ -288,7 +287,7 @@ def build_request(
     named = identifier_phrases(spec.query)
     queries = [with_named_records(clauses[name], named) for name in COMPONENT_ORDER if name in clauses]
     hybrid: dict[str, Any] = {"queries": queries, "filter": filters, "pagination_depth": depth}
-    if not hybrid_filter:
+    if node_version is not None and node_version < HYBRID_FILTER_SINCE:
         hybrid = {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}
     top_n = rerank_top_n or settings.models.rerank_top_n
     body: dict[str, Any] = {

@@ -32,7 +32,6 @@ from control_plane.query.components import token_id_weights
 from control_plane.query.named_records import absent_records
 from control_plane.resilience.retry import retry_transient
 from control_plane.resources.versions import (
-    HYBRID_FILTER_SINCE,
     SUPPORTED_VERSIONS,
     WEIGHTED_RRF_SINCE,
     Version,
@@ -253,7 +252,6 @@ class SearchService:
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
             bm25_fields=intents.bm25_fields,
             semantic_text=intents.semantic_text,
-            hybrid_filter=self._node_version() >= HYBRID_FILTER_SINCE,
             node_version=self._node_version(),
         )
 

@@ -3,6 +3,7 @@ from typing import Any
 import pytest
 
 from control_plane.config.settings import Settings
+from control_plane.resources.versions import Version
 from control_plane.search.request import QueryEncodings, build_request, fetch_window, filter_clauses
 from control_plane.search.spec import Filters, SearchSpec
 
@@ -36,7 +37,7 @@ def test_sub_queries_are_named_and_in_component_order() -> None:
 
 def test_without_a_hybrid_filter_each_sub_query_carries_the_tenant_filter_and_keeps_its_name() -> None:
     with_filter = _build(SearchSpec(query="statin"))["query"]["hybrid"]
-    without = _build(SearchSpec(query="statin"), hybrid_filter=False)["query"]["hybrid"]
+    without = _build(SearchSpec(query="statin"), node_version=Version(2, 19, 1))["query"]["hybrid"]
     assert "filter" not in without and without["pagination_depth"] == with_filter["pagination_depth"]
     assert len(without["queries"]) == 3
     for wrapped, plain in zip(without["queries"], with_filter["queries"], strict=True):

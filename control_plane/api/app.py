@@ -40,8 +40,9 @@ from control_plane.events.building import RETRIEVAL_COMPLETED
 from control_plane.events.emitter import EventEmitter
 from control_plane.json_bodies import decode_json
 from control_plane.ledger.store import JobLedger
+from control_plane.search.answer_metadata import boost_info
 from control_plane.search.results import ChunkResult, SearchResponse
-from control_plane.search.service import SearchService, boost_info
+from control_plane.search.service import SearchService
 from control_plane.search.spec import SearchSpec
 from control_plane.serving import client_disconnected
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from control_plane.config.settings import ApiKey, KeyLimits
+from control_plane.config.api_settings import ApiKey, KeyLimits
 from control_plane.errors import ClientError
 
 Role = Literal["search", "admin"]

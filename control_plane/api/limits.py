@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from control_plane.config.settings import KeyLimits
+from control_plane.config.api_settings import KeyLimits
 from control_plane.errors import RateLimitedError
 
 

@@ -88,7 +88,7 @@ def _evaluate(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.evaluation.settings import load_evaluation_settings
     from control_plane.evaluation.suite import plan_suite
     from control_plane.ledger.tracking import JobTracker
-    from control_plane.search.service import search_index
+    from control_plane.search.index_choice import search_index
 
     if args.no_store and args.mark_baseline:
         print("error: --mark-baseline needs the run stored: drop --no-store", file=sys.stderr)
@@ -131,11 +131,11 @@ def _execute(
     import socket
 
     from control_plane.evaluation.api import result_of
+    from control_plane.evaluation.provenance import collect_versions
     from control_plane.evaluation.runner import EvaluationError
     from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
     from control_plane.evaluation.store import EvalRunStore, RunContext
     from control_plane.evaluation.suite import execute, record
-    from control_plane.evaluation.versions import collect_versions
     from control_plane.ledger.records import evaluation_counts
     from control_plane.progress import progress_bar
     from control_plane.testsets.catalog import write_trec_run

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from control_plane.clinical.intents import DetectedIntent
-from control_plane.config.settings import FacetSettings
+from control_plane.config.search_settings import FacetSettings
 from control_plane.query.components import BM25_FIELD_BOOSTS, FACET_FIELD
 
 

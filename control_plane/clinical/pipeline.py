@@ -40,7 +40,7 @@ from control_plane.clinical.routing import (
     sink_near_empty,
     topical_documents,
 )
-from control_plane.config.settings import FacetSettings, SectionRoutingSettings
+from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.query.components import product_text_hybrid
 from control_plane.query.named_records import absent_records
 

@@ -22,7 +22,8 @@ from control_plane.clinical.intents import (
     load_intent_config,
     plan_boosts,
 )
-from control_plane.config.settings import FacetSettings, Settings
+from control_plane.config.search_settings import FacetSettings
+from control_plane.config.settings import Settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
 from control_plane.words.atoms import ENGLISH_STOP_WORDS, atoms

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from control_plane.clinical.intents import INTENT_FIELD, TABLE_FIELD, Boost
-from control_plane.config.settings import SectionRoutingSettings
+from control_plane.config.search_settings import SectionRoutingSettings
 
 _TOLERANCE: Final = 1e-12
 

@@ -16,7 +16,8 @@ import requests
 import urllib3
 from opensearchpy import OpenSearch
 
-from control_plane.config.settings import ConfigError, OpenSearchSettings
+from control_plane.config.opensearch_settings import OpenSearchSettings
+from control_plane.config.settings import ConfigError
 
 PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----"
 

@@ -14,12 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError, UnavailableError
 from control_plane.evaluation.gauges import EvaluationGauges
+from control_plane.evaluation.provenance import collect_versions
 from control_plane.evaluation.runner import ConfigurationResult, ProgressCallback, SuiteResult
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
 from control_plane.evaluation.settings import EvaluationSettings, load_evaluation_settings
 from control_plane.evaluation.store import EvalRunStore, RunContext
 from control_plane.evaluation.suite import RecordedRun, SuitePlan, execute, plan_suite, record
-from control_plane.evaluation.versions import collect_versions
 from control_plane.testsets.catalog import KNOWN_TEST_SET_IDS
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def evaluate_job(
         ) from None
     except ValueError as exc:  # an unknown test set, configuration or metric named in the body
         raise BadRequestError(str(exc)) from exc
-    from control_plane.search.service import search_index
+    from control_plane.search.index_choice import search_index
 
     # With index.tenant_indices on, the corpus index must be the tenant's (TenantIndexError, 403) now.
     search_index(settings, tenant, chosen.index_for(plan.evaluation_set.dataset))

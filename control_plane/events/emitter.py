@@ -11,7 +11,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from control_plane.config.settings import EventsSettings
+from control_plane.config.recording_settings import EventsSettings
 from control_plane.events.building import build_event, source_uri
 from control_plane.events.metrics import EventMetrics
 from control_plane.events.sampling import sampled

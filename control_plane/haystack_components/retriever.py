@@ -21,9 +21,9 @@ from haystack import Document, component, default_from_dict, default_to_dict
 from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
-from control_plane.config.settings import OpenSearchSettings
+from control_plane.config.opensearch_settings import OpenSearchSettings
 from control_plane.query.components import VECTOR_FIELDS, product_text_hybrid
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
 from control_plane.search.ordering import ordered_chunks
@@ -129,7 +129,7 @@ class BiohybridRetriever:
             "request_timeout": self.timeout_s,
         }
         # A node leaving or a shard recovering answers for a moment: asked again (resilience/transient.py).
-        answer = retry_transient(
+        answer = retry_search(
             lambda: self._opensearch().search(index=self.index, body=body, params=params),
             what="haystack retriever",
         )

@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
 from control_plane.clinical.pipeline import PipelineQueryError, plain_rewrite, rewrite, route
 from control_plane.clinical.planning import intent_config
-from control_plane.config.settings import FacetSettings, SectionRoutingSettings, describe_errors
+from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
+from control_plane.config.settings import describe_errors
 from control_plane.inference.faults import FaultInjector
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import RequestError

@@ -20,26 +20,10 @@ from typing import Any, Protocol
 from opensearchpy import OpenSearch, helpers
 
 from control_plane.ingestion.chunking import Chunk
+from control_plane.resilience.policy import backoff_s
+from control_plane.resilience.transient import is_transient_item, item_status
 
 log = logging.getLogger(__name__)
-
-# Statuses worth retrying: the cluster is busy or a node went away, not the record bad. 0 stands for
-# "no HTTP answer" (the connection broke: opensearch-py reports the status as "N/A").
-RETRYABLE_STATUSES = frozenset({0, 429, 502, 503, 504})
-# Error types of a shard copy lost with its node (a primary being failed over), whatever the status.
-TRANSIENT_ERROR_TYPES = frozenset(
-    {
-        "node_closed_exception",
-        "node_disconnected_exception",
-        "node_not_connected_exception",
-        "connect_transport_exception",
-        "unavailable_shards_exception",
-        "no_shard_available_action_exception",
-        "primary_missing_action_exception",
-        "shard_not_in_primary_mode_exception",
-        "retry_on_primary_exception",
-    }
-)
 
 
 class ChunkEncoder(Protocol):
@@ -73,19 +57,6 @@ class BatchResult:
     # Records sent again after a transient refusal (back-pressure, a node lost mid-request).
     retried: int = 0
     failures: list[Failure] = field(default_factory=list)
-
-
-def bulk_status(outcome: Mapping[str, Any]) -> int:
-    """The item's HTTP status; 0 when there was no HTTP answer (a broken connection)."""
-    status = outcome.get("status", 0)
-    return status if isinstance(status, int) else int(status) if str(status).isdigit() else 0
-
-
-def is_transient(outcome: Mapping[str, Any]) -> bool:
-    """Whether a failed bulk item is worth sending again (the cluster's trouble, not the record's)."""
-    error = outcome.get("error")
-    kind = error.get("type", "") if isinstance(error, Mapping) else ""
-    return bulk_status(outcome) in RETRYABLE_STATUSES or kind in TRANSIENT_ERROR_TYPES
 
 
 def plan_changes(existing: Mapping[str, Mapping[str, str]], chunks: Sequence[Chunk]) -> IndexPlan:
@@ -170,14 +141,14 @@ def write_batch(
                 result.written += op == "index"
                 result.deleted += op == "delete"
                 continue
-            if is_transient(outcome) and attempt < max_retries:
+            if is_transient_item(outcome) and attempt < max_retries:
                 retry.append(_action_for(outcome["_id"], op, actions))
-            elif not (op == "delete" and bulk_status(outcome) == 404):
+            elif not (op == "delete" and item_status(outcome) == 404):
                 result.failures.append(_failure(outcome, documents))
         if not retry:
             break
         result.retried += len(retry)
-        delay = min(30.0, 0.5 * 2**attempt)
+        delay = backoff_s(attempt, 0.5, cap_s=30.0)
         log.warning(
             "bulk back-pressure", extra={"retrying": len(retry), "delay_s": delay, "attempt": attempt + 1}
         )
@@ -214,7 +185,7 @@ def _failure(outcome: Mapping[str, Any], documents: list[dict[str, Any]]) -> Fai
         else str(error)
     )
     doc_id = next((d["doc_id"] for d in documents if d["chunk_id"] == outcome.get("_id")), "")
-    return Failure(str(outcome.get("_id", "")), doc_id, bulk_status(outcome), reason)
+    return Failure(str(outcome.get("_id", "")), doc_id, item_status(outcome), reason)
 
 
 class DeadLetterFile:

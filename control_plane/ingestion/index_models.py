@@ -19,7 +19,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from control_plane.config.settings import ModelsSettings
+from control_plane.config.models_settings import ModelsSettings
 from control_plane.errors import BiohybridError
 
 log = logging.getLogger(__name__)

@@ -18,14 +18,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from opensearchpy import ConnectionError as OpenSearchConnectionError
-from opensearchpy import OpenSearch, TransportError
-from opensearchpy.helpers import ScanError
+from opensearchpy import ConnectionTimeout, OpenSearch
 
-from control_plane.config.settings import IndexSettings
+from control_plane.config.index_settings import IndexSettings
 from control_plane.config.tenancy import check_tenant_index, tenant_index
 from control_plane.ingestion.bulk import (
-    RETRYABLE_STATUSES,
     BatchResult,
     ChunkEncoder,
     DeadLetterFile,
@@ -44,12 +41,10 @@ from control_plane.ingestion.parsers import Completeness, completeness, iter_doc
 from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
 from control_plane.ingestion.tokens import TokenCounter
 from control_plane.progress import progress_bar
+from control_plane.resilience.policy import backoff_s
+from control_plane.resilience.transient import is_transient
 
 log = logging.getLogger(__name__)
-
-# A batch's request failing as a whole: no node answered (ConnectionError, a TransportError), a 5xx or
-# 429 from the cluster, or a hash look-up whose shards went away with a node (ScanError).
-TRANSIENT_BATCH_ERRORS = (OpenSearchConnectionError, TransportError, ScanError)
 
 
 @dataclass
@@ -364,19 +359,19 @@ def _retrying(
     attempt: Callable[[], T], options: IngestOptions, chunks: int, sleep: Callable[[float], None]
 ) -> tuple[T | None, int, str]:
     """``attempt()`` again after a back-off when its request fails for a transient reason (no node
-    answered, shards lost with a node): both steps are idempotent (the write re-sends the same ids).
-    After ``options.batch_retry_s`` it gives up: (None, retries, the reason). A request the cluster
-    refuses for good (a 4xx) is raised."""
+    answered, shards lost with a node, the cluster busy): both steps are idempotent (the write re-sends
+    the same ids). After ``options.batch_retry_s`` it gives up: (None, retries, the reason). A request
+    the cluster refuses (a 4xx, a failure of its own) is raised."""
     started = time.monotonic()
     retries = 0
     while True:
         try:
             return attempt(), retries, ""
-        except TRANSIENT_BATCH_ERRORS as exc:
-            if isinstance(exc, TransportError) and not _transient_status(exc):
+        except Exception as exc:
+            if not _worth_sending_again(exc):
                 raise
             reason = f"{type(exc).__name__}: {str(exc)[:300]}"
-            delay = min(15.0, 0.5 * 2**retries)
+            delay = backoff_s(retries, 0.5, cap_s=15.0)
             if time.monotonic() - started + delay > options.batch_retry_s:
                 log.error("batch not indexed", extra={"chunks": chunks, "reason": reason})
                 return None, retries, reason
@@ -388,6 +383,7 @@ def _retrying(
             retries += 1
 
 
-def _transient_status(exc: TransportError) -> bool:
-    status = exc.status_code
-    return not isinstance(status, int) or status in RETRYABLE_STATUSES or status >= 500
+def _worth_sending_again(exc: Exception) -> bool:
+    """The one transient rule (resilience/transient.py), and a timed-out request as well: a batch's
+    steps are idempotent and have no caller waiting on a latency budget."""
+    return isinstance(exc, ConnectionTimeout) or is_transient(exc)

@@ -51,7 +51,10 @@ _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
 
 
 @dataclass(frozen=True)
-class ModelSpec:
+class RemoteModelSpec:
+    """A model ml-commons serves through a connector to the inference service (the model files
+    themselves are ``models.manifest.ModelSpec``)."""
+
     role: str
     served_name: str
     name: str
@@ -67,7 +70,7 @@ class RegisteredModel:
     state: str
 
 
-def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> list[ModelSpec]:
+def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> list[RemoteModelSpec]:
     """What each role should be: the served model and the rendered connector blueprint."""
     specs = []
     for role in ROLES:
@@ -91,7 +94,7 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
             "clinical.read_timeout_s": CLINICAL_READ_TIMEOUT_S,
         }
         connector = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(path))
-        specs.append(ModelSpec(role, served, name, connector))
+        specs.append(RemoteModelSpec(role, served, name, connector))
     return specs
 
 
@@ -198,7 +201,7 @@ def registered_model_ids(client: OpenSearch, settings: Settings) -> dict[str, st
     return ids_of_registered(models_status(client, settings))
 
 
-def _describe(spec: ModelSpec, service_url: str) -> str:
+def _describe(spec: RemoteModelSpec, service_url: str) -> str:
     if spec.role in CLINICAL_ROLES:
         side = "request" if spec.role == "clinical_rewrite" else "response"
         return f"the clinical search pipelines' {side}-side model at {service_url}"

@@ -1,12 +1,13 @@
-"""Which OpenSearch answers are transient: a node leaving or a shard recovering, so the same request
-succeeds a moment later. The one classifier of every path: the direct clients' bounded retry
-(``retry.py``: `biohybrid query`, the Haystack retriever, the benchmarks, the cluster tests), the
-ml-commons writes (``is_unstarted_shard`` only: those writes are not idempotent) and the control API's
-error mapping (503, "try again", rather than 502, "refused").
+"""Which OpenSearch answers are transient: a node leaving, a shard recovering or the cluster busy, so the
+same request succeeds a moment later. The one rule of every path: the direct clients' bounded retry
+(``retry.py``: `biohybrid query`, the Haystack retriever, the benchmarks, the cluster tests), the control
+API's searches and error mapping (503, "try again", rather than 502, "refused"), ingestion's batches
+and bulk items (``is_transient_item``), and the ml-commons writes (``is_unstarted_shard`` only: those
+writes are not idempotent).
 
 It reads what OpenSearch answers: the status and the error body's types and reasons, at every depth
 (``root_cause``, ``caused_by``, a search's ``failed_shards``), as opensearch-py and raw HTTP clients
-both get them.
+both get them; and a search answered from some shards only (``is_transient_partial``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import requests
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
+from opensearchpy.helpers.errors import ScanError
 
 # The shard a request needs has not started (a new index, a primary failing over): it never ran.
 UNSTARTED_SHARD_TYPES = frozenset(
@@ -48,8 +50,17 @@ _NULL_NODE_MARK = "DiscoveryNode.getId()"
 # through a pipeline that calls ml-commons on a node rejoining during a rolling restart. Other blocks
 # (FORBIDDEN: read-only, closed index) refuse the request.
 _SERVICE_UNAVAILABLE_BLOCK = "blocked by: [SERVICE_UNAVAILABLE/"
-# Statuses that mean "not now" from the node or a proxy in front of it (no node serves, shards gone).
-TRANSIENT_STATUSES = frozenset({502, 503, 504})
+# Statuses that mean "not now" from the node or a proxy in front of it: busy (429: a full queue, a memory
+# breaker tripped by the node's other work), no node serves, shards gone. A breaker the request trips on
+# its own (fielddata, durability PERMANENT) comes as a 500 and is refused.
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+# A shard failure inside a partial search answer that a node leaving mid-search causes, besides
+# NODE_LEFT_TYPES: the node freed the search contexts of its shards as it shut down, so the fetch phase
+# found none (a rolling restart under searches, 2026-11-28). As a whole answer the same type is a scroll
+# that expired, which asking again does not mend, so it counts only here.
+CONTEXT_FREED_TYPES = frozenset({"search_context_missing_exception"})
+# What the cluster said when no HTTP answer came (opensearch-py's bulk helper: status "N/A").
+NO_ANSWER_STATUS = 0
 
 
 def causes(body: Any) -> Iterator[tuple[str, str]]:
@@ -64,15 +75,20 @@ def causes(body: Any) -> Iterator[tuple[str, str]]:
     if isinstance(error, str):
         yield error, str(body.get("reason", ""))
         return
+    for found in _errors(error):
+        yield str(found.get("type", "")), str(found.get("reason", ""))
+
+
+def _errors(error: Any) -> Iterator[Mapping[str, Any]]:
+    """An error object and every error object it nests (root causes, causes, failed shards' reasons)."""
     if not isinstance(error, Mapping):
         return
-    yield str(error.get("type", "")), str(error.get("reason", ""))
+    yield error
     for nested in (*(error.get("root_cause") or ()), error.get("caused_by")):
-        if isinstance(nested, Mapping):
-            yield from causes({"error": nested})
+        yield from _errors(nested)
     for failure in error.get("failed_shards") or ():
         if isinstance(failure, Mapping):
-            yield from causes({"error": failure.get("reason", {})})
+            yield from _errors(failure.get("reason"))
 
 
 def is_unstarted_shard_answer(body: Any) -> bool:
@@ -81,17 +97,53 @@ def is_unstarted_shard_answer(body: Any) -> bool:
 
 
 def is_transient_answer(status: int | None, body: Any) -> bool:
-    """Whether an HTTP answer of OpenSearch (``status``, the parsed or raw body) is a node leaving or a
-    shard recovering, worth sending again; a refused request (4xx, a failure of its own) is not."""
+    """Whether an HTTP answer of OpenSearch (``status``, the parsed or raw body) is a node leaving, a
+    shard recovering or the cluster busy, worth sending again; a refused request (4xx, a failure of its
+    own) is not."""
     return _transient(status, list(causes(body)))
+
+
+def is_transient_item(outcome: Mapping[str, Any]) -> bool:
+    """Whether a failed bulk item (``{"status", "error"}`` as opensearch-py's bulk helper yields it) is
+    the cluster's trouble, worth sending again, rather than the record's: no HTTP answer (status "N/A"),
+    or a transient answer."""
+    status = item_status(outcome)
+    return status == NO_ANSWER_STATUS or is_transient_answer(status, {"error": outcome.get("error")})
+
+
+def item_status(outcome: Mapping[str, Any]) -> int:
+    """A bulk item's HTTP status; 0 when there was no HTTP answer (a broken connection)."""
+    status = outcome.get("status", NO_ANSWER_STATUS)
+    if isinstance(status, int):
+        return status
+    return int(status) if str(status).isdigit() else NO_ANSWER_STATUS
+
+
+def is_transient_partial(answer: Mapping[str, Any]) -> bool:
+    """Whether a search answer is short only because shard copies left with a node mid-search: some
+    shards failed, and every failure names a node leaving or a search context it freed. Their other
+    copies answer the same search a moment later. A shard with no copy to answer (nothing started) is
+    not: asked again at once it is as short."""
+    shards = answer.get("_shards")
+    if not isinstance(shards, Mapping) or not shards.get("failed"):
+        return False
+    failures = shards.get("failures") or ()
+    return bool(failures) and all(_left_with_a_node(failure) for failure in failures)
+
+
+def _left_with_a_node(failure: Any) -> bool:
+    reason = failure.get("reason") if isinstance(failure, Mapping) else None
+    kinds = {str(found.get("type", "")) for found in _errors(reason)}
+    return bool(kinds & (NODE_LEFT_TYPES | CONTEXT_FREED_TYPES))
 
 
 def is_transient(error: BaseException) -> bool:
     """Whether a raised error is transient: no connection to the node (a refused or broken one, not a
-    timeout: the request's budget is spent, and a retry would multiply it), or a transient answer."""
+    timeout: the request's budget is spent, and a retry would multiply it), a transient answer, or a
+    scroll that lost shards with a node (opensearch-py's ScanError: reading again is harmless)."""
     if isinstance(error, ConnectionTimeout):
         return False
-    if isinstance(error, OpenSearchConnectionError):
+    if isinstance(error, OpenSearchConnectionError | ScanError):
         return True
     if isinstance(error, requests.ConnectionError):
         return not isinstance(error, requests.ReadTimeout)

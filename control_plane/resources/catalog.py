@@ -21,7 +21,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from control_plane.config.settings import Settings, SparseTwoPhaseSettings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
+from control_plane.config.settings import Settings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.resources.render import flatten, render
 from control_plane.resources.sparse import embedding_field, sparse_field, sparse_index_settings

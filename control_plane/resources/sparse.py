@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from control_plane.config.settings import SparseIndexSettings
+from control_plane.config.index_settings import SparseIndexSettings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.resources.render import render
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from opensearchpy.exceptions import ConnectionTimeout
 
-from control_plane.config.settings import FusionSettings
+from control_plane.config.fusion_settings import FusionSettings
 
 GPU_PROVIDER = "CUDAExecutionProvider"
 

@@ -18,7 +18,7 @@ from control_plane.query.components import (
     restrict_hybrid,
     text_search_body,
 )
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 from control_plane.resources.catalog import RERANK_SUFFIX
 
 CLINICAL_PREFIX: Final = "clinical-"
@@ -78,7 +78,7 @@ def pipeline_search(
     if ignore_unavailable:
         params["ignore_unavailable"] = "true"
     body = pipeline_body(query, rerank_top_n)
-    response: dict[str, Any] = retry_transient(
+    response: dict[str, Any] = retry_search(
         lambda: client.search(index=index, params=params, body=body), what="query"
     )
     response["hits"]["hits"] = response["hits"]["hits"][: query.size]

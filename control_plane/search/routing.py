@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.routing import Candidate, routed_order, routed_scores, topical_documents
-from control_plane.config.settings import SectionRoutingSettings
+from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.search.results import ChunkResult
 
 

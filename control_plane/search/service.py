@@ -21,21 +21,19 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from control_plane.clinical.facet_boost import facet_boost_factor
-from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
-from control_plane.config.tenancy import check_tenant_index, tenant_index_pattern
 from control_plane.errors import BadRequestError, BiohybridError, CallerGoneError, UnavailableError
-from control_plane.fusion.rrf import order_by_score_then_rank
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
 from control_plane.query.named_records import absent_records
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 from control_plane.resources.versions import (
     SUPPORTED_VERSIONS,
     WEIGHTED_RRF_SINCE,
     Version,
 )
+from control_plane.search.answer_metadata import boost_info, fusion_info, intent_info, profile_ms
 from control_plane.search.degradation import (
     RerankChoice,
     component_weights,
@@ -45,20 +43,19 @@ from control_plane.search.degradation import (
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
+from control_plane.search.index_choice import search_index, searches_tenant_pattern
 from control_plane.search.intent_plan import IntentPlan, plan_intents
 from control_plane.search.model_ids import DeployedModelIds, ModelIds
+from control_plane.search.ordering import rrf_ties_by_bm25
 from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_cache.caches import Encoding, QueryCaches
 from control_plane.search.query_cache.lookup import ResponseLookup, answer_models, lookup_response
 from control_plane.search.query_cache.responses import cacheable, served_from_cache
 from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
 from control_plane.search.results import (
-    BoostInfo,
     CacheInfo,
     CacheStatus,
     ChunkResult,
-    FusionInfo,
-    IntentInfo,
     SearchMetadata,
     SearchResponse,
     ShardCounts,
@@ -86,26 +83,6 @@ class SearchUnavailableError(UnavailableError, RuntimeError):
     @property
     def details(self) -> list[str]:
         return self.reasons
-
-
-def search_index(settings: Settings, tenant_id: str, index: str | None) -> str:
-    """What a search by ``tenant_id`` reads: the named ``index``, else ``search.index_pattern``. With
-    ``index.tenant_indices`` on: the tenant's own indices (``<prefix>-<tenant>,<prefix>-<tenant>-*``), and
-    a named index that is not the tenant's is refused (TenantIndexError, HTTP 403). Either way the
-    request also filters on the tenant_id field (a second guard)."""
-    if not settings.index.tenant_indices:
-        return index or settings.search.index_pattern
-    if not index:
-        return tenant_index_pattern(settings.index.prefix, tenant_id)
-    check_tenant_index(settings.index.prefix, tenant_id, index)
-    return index
-
-
-def searches_tenant_pattern(settings: Settings, tenant_id: str, index: str) -> bool:
-    """Whether ``index`` is the tenant's own-indices pattern: a tenant may have no ``<prefix>-<tenant>``
-    index (only ``-<suffix>`` ones, or none yet), so such a search ignores a missing name
-    (``ignore_unavailable``) instead of failing with index_not_found."""
-    return settings.index.tenant_indices and index == tenant_index_pattern(settings.index.prefix, tenant_id)
 
 
 @dataclass(frozen=True)
@@ -354,7 +331,7 @@ class SearchService:
         facets = spec.granularity == "facet"
         chunks = [chunk_result(hit, reranked, list(plan.components), facets=facets) for hit in hits]
         if spec.fusion_method == "rrf" and not reranked:
-            chunks = _rrf_ties_by_bm25(chunks)
+            chunks = rrf_ties_by_bm25(chunks)
         route_errors: list[str] = []
         route_ms = 0.0
         absent = absent_records(spec.query, (hit.get("_source", {}).get("identifiers") for hit in hits))
@@ -371,7 +348,7 @@ class SearchService:
             query=spec.query,
             query_type=plan.query_type,
             granularity=spec.granularity,
-            fusion=_fusion_info(spec, plan.weights),
+            fusion=fusion_info(spec, plan.weights),
             components_used=list(plan.components),
             component_errors=[*plan.component_errors, *route_errors],
             absent_records=list(absent),
@@ -395,7 +372,7 @@ class SearchService:
                     execution.round_trip_ms + route_ms + (cache.info.state_ms or 0), 2
                 ),
                 postprocess_ms=postprocess_ms,
-                components_ms=_profile_ms(response, plan.components) if spec.profile else None,
+                components_ms=profile_ms(response, plan.components) if spec.profile else None,
             ),
             cache=cache.info.model_copy(update={"encodings": dict(plan.encoding_cache)}),
         )
@@ -479,7 +456,7 @@ class SearchService:
         never retried (its budget is spent)."""
         params = {**request.params, "request_timeout": timeout_s}
         started = time.perf_counter()
-        answer: dict[str, Any] = retry_transient(
+        answer: dict[str, Any] = retry_search(
             partial(self.client.search, index=request.index, body=request.body, params=params),
             what="api search",
             within_s=timeout_s,
@@ -499,53 +476,3 @@ def _timed(call: Any) -> Any:
         return call(), time.perf_counter() - started
 
     return run
-
-
-def intent_info(intent: DetectedIntent) -> IntentInfo:
-    return IntentInfo(name=intent.name, confidence=round(intent.confidence, 4), matched=list(intent.matched))
-
-
-def boost_info(boost: Boost) -> BoostInfo:
-    return BoostInfo(
-        intent=boost.intent,
-        field=boost.field,
-        values=list(boost.values),
-        factor=round(boost.factor, 4),
-        reason=boost.reason,
-        tables_only=boost.tables_only,
-    )
-
-
-def _rrf_ties_by_bm25(chunks: list[ChunkResult]) -> list[ChunkResult]:
-    """The spec's RRF tie rule: equal fused scores ordered by BM25 rank (OpenSearch uses doc order)."""
-    by_id = {chunk.chunk_id: chunk for chunk in chunks}
-    bm25_ranking = sorted(
-        (c for c in chunks if c.component_scores.bm25 is not None),
-        key=lambda c: -(c.component_scores.bm25 or 0.0),
-    )
-    order = order_by_score_then_rank(
-        {c.chunk_id: c.score for c in chunks}, [c.chunk_id for c in bm25_ranking], tolerance=1e-7
-    )
-    return [by_id[chunk_id] for chunk_id in order]
-
-
-def _fusion_info(spec: SearchSpec, weights: Mapping[str, float] | None) -> FusionInfo:
-    rounded = {name: round(w, 6) for name, w in weights.items()} if weights is not None else None
-    if spec.fusion_method == "rrf":
-        return FusionInfo(method="rrf", rank_constant=spec.rank_constant, weights=rounded)
-    return FusionInfo(method="weighted", weights=rounded)
-
-
-def _profile_ms(response: Mapping[str, Any], components: Sequence[str]) -> dict[str, float] | None:
-    """Per sub-query time from a profiled hybrid query (children in sub-query order)."""
-    try:
-        query = response["profile"]["shards"][0]["searches"][0]["query"][0]
-    except (KeyError, IndexError, TypeError):
-        return None
-    children = query.get("children") or []
-    if len(children) != len(components):
-        return None
-    return {
-        name: round(child.get("time_in_nanos", 0) / 1e6, 3)
-        for name, child in zip(components, children, strict=True)
-    }

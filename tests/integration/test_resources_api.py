@@ -12,7 +12,8 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
 from control_plane.cluster.client import make_client
 from control_plane.cluster.resources_api import get_resource
-from control_plane.config.settings import OpenSearchSettings, Settings
+from control_plane.config.opensearch_settings import OpenSearchSettings
+from control_plane.config.settings import Settings
 from control_plane.resources.catalog import ResourceKind
 
 pytestmark = pytest.mark.integration

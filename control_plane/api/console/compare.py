@@ -22,10 +22,11 @@ from control_plane.api.console.diff import Ranked, compare
 from control_plane.api.console.hits import ConsoleHit, pipeline_hits, search_hits
 from control_plane.api.console.overview import known_pipelines
 from control_plane.config.settings import Settings
+from control_plane.search.index_choice import search_index, searches_tenant_pattern
 from control_plane.search.pipeline_query import PipelineQuery, pipeline_search
 from control_plane.search.request import filter_clauses
 from control_plane.search.results import BoostInfo, ChunkResult, SearchMetadata
-from control_plane.search.service import SearchService, search_index, searches_tenant_pattern
+from control_plane.search.service import SearchService
 from control_plane.search.spec import Filters
 
 

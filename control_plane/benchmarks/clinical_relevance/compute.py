@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from control_plane.benchmarks.clinical_relevance.measure import Captured
 from control_plane.clinical.intents import Boost
-from control_plane.config.settings import SectionRoutingSettings
+from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.measures.significance import paired_randomization_test
 from control_plane.search.routing import route_chunks, topical_records

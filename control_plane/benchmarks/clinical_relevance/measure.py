@@ -12,7 +12,8 @@ from typing import get_args
 from control_plane.clinical.intent_quality import Form, LabelledQuery, QualityReport, measure_detection
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.planning import intent_config, intent_config_path
-from control_plane.config.settings import SectionRoutingSettings, Settings
+from control_plane.config.search_settings import SectionRoutingSettings
+from control_plane.config.settings import Settings
 from control_plane.search.intent_plan import plan_intents
 from control_plane.search.results import ChunkResult
 from control_plane.search.routing import topical_records

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from control_plane.benchmarks.clinical_relevance.compute import Change, Comparison, FusionFigures, GridRow
 from control_plane.clinical.intent_quality import QualityReport
-from control_plane.config.settings import SectionRoutingSettings
+from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.reports.markdown import markdown_table
 
 

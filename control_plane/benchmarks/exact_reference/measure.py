@@ -23,7 +23,7 @@ from control_plane.query.components import (
     hybrid_query,
     sparse_tokens_clause,
 )
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 from control_plane.resources.catalog import render_params
 from control_plane.resources.render import render
 from control_plane.testsets.catalog import Query
@@ -126,5 +126,5 @@ def _search(
     body: dict[str, Any] = {"size": size, "_source": False, "query": query}
     if pipeline is not None:
         body["search_pipeline"] = pipeline
-    answer = retry_transient(lambda: client.search(index=index, body=body), what="exact reference")
+    answer = retry_search(lambda: client.search(index=index, body=body), what="exact reference")
     return {hit["_id"]: float(hit["_score"]) for hit in answer["hits"]["hits"]}

@@ -30,7 +30,7 @@ from control_plane.query.components import (
     dense_text_clause,
     sparse_text_clause,
 )
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 
 RANK_CONSTANTS = (10, 20, 40, 60, 80, 100)
 WEIGHT_STEP = 10  # weights in tenths
@@ -123,7 +123,7 @@ def collect(
         lists[query.query_id] = {}
         for component, clause in component_clauses(query.text, ids, depth).items():
             body = {"size": depth, "_source": ["doc_id"], "query": clause}
-            answer = retry_transient(partial(client.search, index=index, body=body), what="fusion grid")
+            answer = retry_search(partial(client.search, index=index, body=body), what="fusion grid")
             hits = answer["hits"]["hits"]
             lists[query.query_id][component] = {h["_id"]: float(h["_score"]) for h in hits}
             doc_of.update({h["_id"]: h["_source"]["doc_id"] for h in hits})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from control_plane.benchmarks.query_cache.compute import Latency, ModeFigures
 from control_plane.benchmarks.query_cache.draw import Draw
 from control_plane.benchmarks.run_context import RunContext
-from control_plane.config.settings import QueryCacheSettings
+from control_plane.config.search_settings import QueryCacheSettings
 from control_plane.reports.markdown import markdown_table
 
 MODE_TEXT = {

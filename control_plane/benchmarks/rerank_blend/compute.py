@@ -15,7 +15,7 @@ from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.measures.metrics import Qrels, ndcg_at_k, recall_at_k
 from control_plane.measures.significance import paired_randomization_test
 from control_plane.query.components import text_hybrid_query
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def fused_and_scored(
     _source) and the served model's raw scores of the first ``scored`` of them, from the endpoint
     OpenSearch's rerank processor calls."""
     body = {"size": size, "_source": ["doc_id", "text"], "query": text_hybrid_query(text)}
-    fused = retry_transient(
+    fused = retry_search(
         lambda: client.search(index=index, params={"search_pipeline": pipeline}, body=body),
         what="rerank blend",
     )

@@ -25,7 +25,8 @@ from control_plane.benchmarks.sparse_index.render import plotted, render_plot
 from control_plane.benchmarks.sparse_index.report import Header, render_report
 from control_plane.benchmarks.sparse_index.variants import build_variant, doc_only_model, method_settings
 from control_plane.cluster.client import make_client, opensearch_session
-from control_plane.config.settings import Settings, SparseTwoPhaseSettings, load_settings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
+from control_plane.config.settings import Settings, load_settings
 from control_plane.models.sparse import SparseEncoder, token_id_vocabulary
 from control_plane.query.components import SparseAnn, token_id_weights
 from control_plane.search.request import inline_pipeline

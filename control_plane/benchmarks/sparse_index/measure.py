@@ -12,7 +12,7 @@ from typing import Any, Literal
 import requests
 from tqdm import tqdm
 
-from control_plane.config.settings import SparseTwoPhaseSettings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
 from control_plane.errors import BiohybridError
 from control_plane.query.components import SparseAnn, bm25_clause, sparse_text_clause, sparse_tokens_clause
 from control_plane.resources.catalog import sparse_two_phase_processor

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from control_plane.benchmarks.run_context import RunContext
 from control_plane.benchmarks.sparse_index.compute import Row, SplitFigures
 from control_plane.benchmarks.sparse_index.measure import Configuration
-from control_plane.config.settings import SparseTwoPhaseSettings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
 from control_plane.query.components import SparseAnn
 from control_plane.reports.markdown import markdown_table
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -30,8 +31,10 @@ from control_plane.ingestion.parsers.xml_text import sniff_root_tag
 
 __all__ = [
     "DATASET_FILES",
+    "FORMATS",
     "Completeness",
     "ParseError",
+    "SourceFormat",
     "completeness",
     "dataset_files",
     "iter_beir",
@@ -63,11 +66,27 @@ DATASET_FILES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
 }
 """Each dataset id's folder and the glob patterns of its document files inside it."""
 
-_PARSERS_BY_ROOT_TAG: Final[dict[str, FileParser]] = {
-    "article": iter_jats,
-    "clinical_study": iter_ctgov,
-    "PubmedArticleSet": iter_medline,
-}
+
+@dataclass(frozen=True)
+class SourceFormat:
+    """One file format and its parser: the one row a new source adds. A file is this format when its
+    name ends with one of ``suffixes``, or, for XML (``.xml``, ``.xml.gz``), when its root element is
+    ``root_tag``."""
+
+    name: str
+    parse: FileParser
+    suffixes: tuple[str, ...] = ()
+    root_tag: str | None = None
+
+
+FORMATS: Final[tuple[SourceFormat, ...]] = (
+    SourceFormat("pdf", iter_pdf, suffixes=(".pdf",)),
+    SourceFormat("jats", iter_jats, suffixes=(".nxml",), root_tag="article"),
+    SourceFormat("beir", iter_beir, suffixes=(".jsonl",)),
+    SourceFormat("ctgov", iter_ctgov, suffixes=(".json",), root_tag="clinical_study"),
+    SourceFormat("medline", iter_medline, root_tag="PubmedArticleSet"),
+)
+_XML_SUFFIXES: Final = (".xml", ".xml.gz")
 
 
 def dataset_files(dataset: str, root: Path | None = None) -> list[Path]:
@@ -82,9 +101,8 @@ def dataset_files(dataset: str, root: Path | None = None) -> list[Path]:
 
 
 def _unrecognised(path: Path) -> DocumentStream:
-    yield ParseError(
-        path, "file", "unrecognised file type (expected .nxml, .jsonl, .json, .xml, .xml.gz or .pdf)"
-    )
+    suffixes = sorted({suffix for f in FORMATS for suffix in f.suffixes} | set(_XML_SUFFIXES))
+    yield ParseError(path, "file", f"unrecognised file type (expected {', '.join(suffixes)})")
 
 
 def _missing(path: Path) -> DocumentStream:
@@ -96,20 +114,16 @@ def parser_for(path: Path) -> FileParser:
     if not path.is_file():
         return _missing
     name = path.name.lower()
-    if name.endswith(".pdf"):
-        return iter_pdf
-    if name.endswith(".nxml"):
-        return iter_jats
-    if name.endswith(".jsonl"):
-        return iter_beir
-    if name.endswith(".json"):
-        return iter_ctgov
-    if name.endswith((".xml", ".xml.gz")):
+    for source_format in FORMATS:
+        if name.endswith(source_format.suffixes):
+            return source_format.parse
+    if name.endswith(_XML_SUFFIXES):
         try:
             root_tag = sniff_root_tag(path)
         except (OSError, EOFError):
             root_tag = None
-        return _PARSERS_BY_ROOT_TAG.get(root_tag or "", _unrecognised)
+        by_tag = {f.root_tag: f.parse for f in FORMATS if f.root_tag is not None}
+        return by_tag.get(root_tag or "", _unrecognised)
     return _unrecognised
 
 

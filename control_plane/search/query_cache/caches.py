@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from control_plane.config.settings import QueryCacheSettings
+from control_plane.config.search_settings import QueryCacheSettings
 from control_plane.search.query_cache.encodings import EncodingKey, QueryEncodingCache, encoding_key
 from control_plane.search.query_cache.lru import TtlLru
 from control_plane.search.query_cache.served import ServedModels

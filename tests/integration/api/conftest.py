@@ -15,7 +15,7 @@ from opensearchpy import OpenSearch
 from control_plane.api.app import create_app
 from control_plane.api.auth import key_sha256
 from control_plane.cluster.manage import apply_resources
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR

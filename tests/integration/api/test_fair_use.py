@@ -24,7 +24,8 @@ from integration.hang_up import post_and_hang_up
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import KeyLimits, Settings
+from control_plane.config.api_settings import KeyLimits
+from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.serving import ThreadedServer
 

@@ -23,7 +23,8 @@ from integration.service import free_port
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import EventsSettings, Settings
+from control_plane.config.recording_settings import EventsSettings
+from control_plane.config.settings import Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.events.emitter import EventEmitter
 

@@ -26,7 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from control_plane.api.app import create_app
 from control_plane.api.auth import key_sha256
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.monitoring.assets import RULES_FILE, alert_rules, dashboard, panel_queries
 from control_plane.monitoring.local import LocalPrometheus, render_config, start_prometheus, stop_prometheus

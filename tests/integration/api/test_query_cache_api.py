@@ -15,7 +15,7 @@ from integration.api.stack import ApiStack, headers
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import CacheStoreSettings
+from control_plane.config.search_settings import CacheStoreSettings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 pytestmark = pytest.mark.integration

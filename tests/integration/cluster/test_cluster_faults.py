@@ -46,7 +46,7 @@ from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.commit import commit_index
 from control_plane.ingestion.run import IngestSummary
 from control_plane.query.components import text_search_body
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search
 
 pytestmark = pytest.mark.integration
 
@@ -107,9 +107,10 @@ class Searcher:
 
     def _direct(self, query: str, phase: str) -> Answer:
         """As the project's direct clients search: a transient answer (a node leaving, a shard
-        recovering) is asked again a bounded number of times (control_plane/resilience/retry.py)."""
+        recovering), and an answer short of a shard whose node left mid-search, is asked again a
+        bounded number of times (control_plane/resilience/retry.py ``retry_search``)."""
         try:
-            answer = retry_transient(
+            answer = retry_search(
                 lambda: self.direct.search(
                     index=self.index,
                     body=text_search_body(query, DIRECT_DEPTH),

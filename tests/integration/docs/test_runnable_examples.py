@@ -1,5 +1,5 @@
 """Every code block of the documentation site marked runnable ({.bash .runnable}, {.python .runnable},
-{.http .runnable}: control_plane/docs/runnable.py) runs against the real stack, in the order a reader
+{.http .runnable}: control_plane/docsite/runnable.py) runs against the real stack, in the order a reader
 meets them (mkdocs.yml's nav, then page order), so an example whose flag or field changed fails here
 with its page and line instead of rotting. Shell blocks run under bash with the virtual environment
 first on PATH and curl failing on an HTTP error; Python blocks in a subprocess; HTTP blocks as requests.
@@ -16,9 +16,9 @@ import requests
 import yaml
 from integration.docs.conftest import DocsStack
 
-from control_plane.docs.http_block import parse_http
-from control_plane.docs.nav import nav_pages
-from control_plane.docs.runnable import Block, chunk_index_names, runnable_blocks, substitute
+from control_plane.docsite.http_block import parse_http
+from control_plane.docsite.nav import nav_pages
+from control_plane.docsite.runnable import Block, chunk_index_names, runnable_blocks, substitute
 from control_plane.locations import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import pytest
 from integration.events_receiver import running_receiver
 from prometheus_client import CollectorRegistry
 
-from control_plane.config.settings import EventsSettings
+from control_plane.config.recording_settings import EventsSettings
 from control_plane.events.building import JOB_STATE_CHANGED
 from control_plane.events.emitter import EventEmitter
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from control_plane.api.auth import key_sha256
-from control_plane.config.settings import LOCAL_FILE, ApiKey, Settings, load_settings
+from control_plane.config.api_settings import ApiKey
+from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 
 SEARCH_KEY, ADMIN_KEY = "resilience-search-s3cr3t", "resilience-admin-s3cr3t"
 TENANT = "resilience"

@@ -21,7 +21,8 @@ from opensearchpy import OpenSearch
 from control_plane.api.app import create_app
 from control_plane.cli.common import EXIT_MODEL
 from control_plane.cli.main import main
-from control_plane.config.settings import ENV_CONFIG_FILE, LOCAL_FILE, ModelsSettings, Settings
+from control_plane.config.models_settings import ModelsSettings
+from control_plane.config.settings import ENV_CONFIG_FILE, LOCAL_FILE, Settings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 pytestmark = pytest.mark.integration

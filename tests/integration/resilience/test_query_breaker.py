@@ -14,7 +14,7 @@ from integration.resilience.resilience_settings import SEARCH_KEY, api_settings
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ModelsSettings
+from control_plane.config.models_settings import ModelsSettings
 from control_plane.evaluation.settings import load_evaluation_settings
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from integration.security.conftest import SecureNode
 from integration.security.test_tenant_leak_matrix import API_KEYS
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,7 @@ from integration.node import REPO_ROOT
 from integration.security.conftest import TENANT_USERS, SecureNode, call, not_refused
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 from control_plane.query.components import DENSE_FIELD, SPARSE_FIELD, plain_search_body, text_search_body
 
 pytestmark = pytest.mark.integration

@@ -1,7 +1,7 @@
 import pytest
 
 from control_plane.api.auth import AuthError, Principal, authenticate, key_sha256, presented_key
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 
 KEYS = (
     ApiKey(sha256=key_sha256("s3cret-a"), tenant="a", role="search", name="a-search"),

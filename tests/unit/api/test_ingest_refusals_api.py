@@ -15,7 +15,7 @@ from flask import Flask
 from unit.api.unreachable import unreachable_settings
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 from control_plane.evaluation.settings import load_evaluation_settings
 
 KEY = "refusals-admin-key"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from control_plane.api.limits import KeyLimiter
-from control_plane.config.settings import KeyLimits
+from control_plane.config.api_settings import KeyLimits
 from control_plane.errors import RateLimitedError
 
 

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from unit.api.unreachable import unreachable_settings
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import ApiKey
+from control_plane.config.api_settings import ApiKey
 from control_plane.evaluation.settings import load_evaluation_settings
 
 KEY = "acme-admin-key"

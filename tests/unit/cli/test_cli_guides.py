@@ -8,7 +8,7 @@ import pytest
 
 from control_plane.cli.common import guide
 from control_plane.cli.main import build_parser
-from control_plane.docs.cli_page import help_text, subcommands
+from control_plane.docsite.cli_page import help_text, subcommands
 from control_plane.locations import REPOSITORY_ROOT
 
 GUIDE = re.compile(r"Guide: docs/(?P<page>[\w/-]+\.md)")

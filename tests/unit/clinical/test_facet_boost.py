@@ -5,7 +5,8 @@ from pydantic import ValidationError
 
 from control_plane.clinical.facet_boost import bm25_field_boosts, facet_boost_factor, facets_only_filter
 from control_plane.clinical.intents import Boost, DetectedIntent
-from control_plane.config.settings import FacetSettings, Settings
+from control_plane.config.search_settings import FacetSettings
+from control_plane.config.settings import Settings
 from control_plane.query.components import bm25_clause
 from control_plane.search.intent_plan import plan_intents
 from control_plane.search.request import QueryEncodings, build_request, filter_clauses

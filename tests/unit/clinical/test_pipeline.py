@@ -14,7 +14,7 @@ from control_plane.clinical.pipeline import (
     route,
     with_routing_fields,
 )
-from control_plane.config.settings import FacetSettings, SectionRoutingSettings
+from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 
 CONFIG = load_intent_config()
 FACETS = FacetSettings()

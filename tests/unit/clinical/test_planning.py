@@ -9,7 +9,7 @@ from control_plane.clinical.intents import (
     detect_intents,
 )
 from control_plane.clinical.planning import plan_clinical, topic_text
-from control_plane.config.settings import FacetSettings
+from control_plane.config.search_settings import FacetSettings
 
 
 def _topic(query: str, config: IntentConfig) -> str | None:

@@ -14,7 +14,7 @@ from control_plane.clinical.routing import (
     topical_documents,
     topicality,
 )
-from control_plane.config.settings import SectionRoutingSettings
+from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.search.results import ChunkResult
 from control_plane.search.routing import route_chunks
 from control_plane.search.sections import SECTIONS_PER_DOCUMENT, section_query

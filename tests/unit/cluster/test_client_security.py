@@ -22,7 +22,8 @@ from control_plane.cluster.client import (
     make_client,
     opensearch_session,
 )
-from control_plane.config.settings import ConfigError, OpenSearchSettings
+from control_plane.config.opensearch_settings import OpenSearchSettings
+from control_plane.config.settings import ConfigError
 
 
 @pytest.fixture

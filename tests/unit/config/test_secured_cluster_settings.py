@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.config.settings import ConfigError, OpenSearchSettings, load_settings
+from control_plane.config.opensearch_settings import OpenSearchSettings
+from control_plane.config.settings import ConfigError, load_settings
 from control_plane.locations import CONFIG_DIR
 
 

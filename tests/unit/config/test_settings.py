@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.config.settings import LOCAL_FILE, ConfigError, OpenSearchSettings, load_settings
+from control_plane.config.opensearch_settings import OpenSearchSettings
+from control_plane.config.settings import LOCAL_FILE, ConfigError, load_settings
 
 
 def test_packaged_defaults_are_the_production_form() -> None:

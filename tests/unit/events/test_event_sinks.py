@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
-from control_plane.config.settings import EventsSettings
+from control_plane.config.recording_settings import EventsSettings
 from control_plane.events.building import INGEST_STAGE_STARTED, JOB_STATE_CHANGED, parse
 from control_plane.events.emitter import EventEmitter
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.config.settings import EventsSettings
+from control_plane.config.recording_settings import EventsSettings
 from control_plane.events.emitter import EventEmitter
 from control_plane.events.sampling import sampled
 

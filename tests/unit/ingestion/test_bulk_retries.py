@@ -1,46 +1,17 @@
-"""Which bulk failures are sent again, and what a batch does when no node answers at all (a client
-pointed at a port nothing listens on: a real refusal)."""
+"""What a batch does when no node answers at all (a client pointed at a port nothing listens on: a real
+refusal). Which bulk items are sent again is the one transient rule's (tests/unit/resilience)."""
 
 from __future__ import annotations
 
 import itertools
 import socket
 
-import pytest
-
 from control_plane.cluster.client import make_client
-from control_plane.config.settings import OpenSearchSettings
-from control_plane.ingestion.bulk import bulk_status, is_transient
+from control_plane.config.opensearch_settings import OpenSearchSettings
 from control_plane.ingestion.chunking import chunk
 from control_plane.ingestion.encode import PipelineChunkEncoder
 from control_plane.ingestion.parsers import parse_documents
 from control_plane.ingestion.run import IngestOptions, IngestSummary, prepare_with_retries
-
-
-@pytest.mark.parametrize(
-    ("outcome", "status"),
-    [({"status": 503}, 503), ({"status": "429"}, 429), ({"status": "N/A"}, 0), ({}, 0)],
-)
-def test_bulk_status_reads_numbers_and_calls_a_missing_answer_zero(
-    outcome: dict[str, object], status: int
-) -> None:
-    assert bulk_status(outcome) == status
-
-
-@pytest.mark.parametrize(
-    ("outcome", "transient"),
-    [
-        ({"status": 429, "error": {"type": "es_rejected_execution_exception"}}, True),
-        ({"status": 503, "error": {"type": "unavailable_shards_exception"}}, True),
-        ({"status": "N/A", "error": "ConnectionError(...)"}, True),
-        ({"status": 500, "error": {"type": "node_closed_exception"}}, True),
-        ({"status": 500, "error": {"type": "illegal_argument_exception"}}, False),
-        ({"status": 400, "error": {"type": "mapper_parsing_exception"}}, False),
-        ({"status": 404, "error": {"type": "document_missing_exception"}}, False),
-    ],
-)
-def test_only_the_clusters_trouble_is_retried(outcome: dict[str, object], transient: bool) -> None:
-    assert is_transient(outcome) is transient
 
 
 def _closed_port() -> int:

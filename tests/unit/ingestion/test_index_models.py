@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.config.settings import ModelsSettings
+from control_plane.config.models_settings import ModelsSettings
 from control_plane.ingestion.index_models import (
     META_KEY,
     REENCODING_KEY,

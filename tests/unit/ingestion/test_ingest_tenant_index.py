@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from control_plane.config.settings import IndexSettings
+from control_plane.config.index_settings import IndexSettings
 from control_plane.config.tenancy import TenantIndexError
 from control_plane.ingestion.run import IngestOptions
 

@@ -7,6 +7,7 @@ import pytest
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.parsers import (
+    FORMATS,
     dataset_files,
     iter_beir,
     iter_ctgov,
@@ -64,3 +65,18 @@ def test_unknown_sources_are_those_neither_a_dataset_nor_a_path(tmp_path: Path) 
     (tmp_path / "here.nxml").write_text("<article/>", encoding="utf-8")
     sources = ["pmc", str(tmp_path), str(tmp_path / "here.nxml"), str(tmp_path / "absent.nxml"), "pmcc"]
     assert unknown_sources(sources) == [str(tmp_path / "absent.nxml"), "pmcc"]
+
+
+def test_each_format_row_chooses_its_parser_and_a_file_fitting_none_is_told_every_suffix(
+    tmp_path: Path,
+) -> None:
+    for source_format in FORMATS:
+        for suffix in source_format.suffixes:
+            path = tmp_path / f"record{suffix}"
+            path.write_text("", encoding="utf-8")
+            assert parser_for(path) is source_format.parse, source_format.name
+    (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
+    (error,) = list(iter_documents(tmp_path / "notes.txt"))
+    assert isinstance(error, ParseError)
+    for suffix in (".nxml", ".jsonl", ".json", ".xml", ".xml.gz", ".pdf"):
+        assert suffix in error.reason

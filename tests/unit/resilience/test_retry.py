@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import pytest
 from opensearchpy.exceptions import TransportError
-from unit.resilience.cluster_answers import NO_INDEX, NULL_NODE, UNAVAILABLE_SHARDS, raised
+from unit.resilience.cluster_answers import (
+    FETCH_NODE_DISCONNECTED,
+    NO_INDEX,
+    NO_SHARD_AVAILABLE,
+    NULL_NODE,
+    UNAVAILABLE_SHARDS,
+    parsed,
+    partial_answer,
+    raised,
+)
 
-from control_plane.resilience.retry import retry_transient
+from control_plane.resilience.retry import retry_search, retry_transient
 
 
 class Calls:
@@ -85,3 +94,33 @@ def test_a_budget_large_enough_leaves_the_count_to_bound_the_calls() -> None:
     clock = Clock(calls, 0.1)
     assert retry_transient(calls, what="search", within_s=5.0, sleep=calls.sleep, clock=clock) == "answered"
     assert calls.waits == [0.5, 1.0]
+
+
+def test_a_search_short_of_a_shard_whose_node_left_is_asked_again() -> None:
+    whole = partial_answer()
+    calls = Calls(partial_answer(FETCH_NODE_DISCONNECTED), raised(NULL_NODE), whole)
+    assert retry_search(calls, what="search", sleep=calls.sleep) is whole
+    assert calls.made == 3
+    assert calls.waits == [0.5, 1.0]
+
+
+def test_a_search_still_short_at_the_end_is_returned_as_partial() -> None:
+    short = partial_answer(FETCH_NODE_DISCONNECTED)
+    calls = Calls(short)
+    assert retry_search(calls, what="search", attempts=3, sleep=calls.sleep) is short
+    assert calls.made == 3
+
+
+def test_a_search_short_of_a_shard_with_no_copy_is_returned_at_once() -> None:
+    no_copy = {"shard": 0, "index": "chunks-solo", "reason": parsed(NO_SHARD_AVAILABLE)["error"]}
+    short = partial_answer(no_copy)
+    calls = Calls(short)
+    assert retry_search(calls, what="search", sleep=calls.sleep) is short
+    assert calls.made == 1 and calls.waits == []
+
+
+def test_a_search_within_a_budget_keeps_the_partial_answer_when_the_wait_would_pass_it() -> None:
+    short = partial_answer(FETCH_NODE_DISCONNECTED)
+    calls = Calls(short, partial_answer())
+    assert retry_search(calls, what="search", within_s=0.4, sleep=calls.sleep) is short
+    assert calls.made == 1

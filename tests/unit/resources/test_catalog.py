@@ -1,6 +1,7 @@
 from typing import Any
 
-from control_plane.config.settings import LOCAL_FILE, FusionWeights, load_settings
+from control_plane.config.fusion_settings import FusionWeights
+from control_plane.config.settings import LOCAL_FILE, load_settings
 from control_plane.resources.catalog import ResourceKind, load_resources
 
 

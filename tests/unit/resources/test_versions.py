@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.config.settings import FusionWeights, Settings, load_settings
+from control_plane.config.fusion_settings import FusionWeights
+from control_plane.config.settings import Settings, load_settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.resources.catalog import Resource, ResourceKind
 from control_plane.resources.versions import (

@@ -7,7 +7,8 @@ import pytest
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
-from control_plane.config.settings import FusionSettings, Settings
+from control_plane.config.fusion_settings import FusionSettings
+from control_plane.config.settings import Settings
 from control_plane.search.degradation import (
     GPU_PROVIDER,
     RerankChoice,

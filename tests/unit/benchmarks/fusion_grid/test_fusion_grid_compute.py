@@ -11,7 +11,8 @@ from control_plane.benchmarks.fusion_grid.compute import (
     per_query_ndcg,
     weight_grid,
 )
-from control_plane.config.settings import FusionWeights, load_settings
+from control_plane.config.fusion_settings import FusionWeights
+from control_plane.config.settings import load_settings
 
 # One query whose only relevant document is d1; c1..c3 are chunks of d1..d3.
 SPLIT = Split(

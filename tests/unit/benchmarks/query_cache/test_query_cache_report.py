@@ -2,7 +2,7 @@ from control_plane.benchmarks.query_cache.compute import Latency, ModeFigures
 from control_plane.benchmarks.query_cache.draw import Draw
 from control_plane.benchmarks.query_cache.report import Header, render_report
 from control_plane.benchmarks.run_context import RunContext
-from control_plane.config.settings import QueryCacheSettings
+from control_plane.config.search_settings import QueryCacheSettings
 from control_plane.testsets.catalog import Query
 
 NONE = Latency(0, None, None, None, None)

@@ -21,7 +21,8 @@ from control_plane.benchmarks.sparse_index.measure import (
 )
 from control_plane.benchmarks.sparse_index.report import Header, render_report
 from control_plane.benchmarks.sparse_index.variants import Variant, index_body, method_settings
-from control_plane.config.settings import Settings, SparseTwoPhaseSettings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
+from control_plane.config.settings import Settings
 from control_plane.query.components import SparseAnn
 
 QUERY = EncodedQuery("q1", "statin myopathy", {"statin": 1.5}, {"2424": 1.5})

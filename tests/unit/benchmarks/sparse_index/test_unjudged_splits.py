@@ -13,7 +13,8 @@ from control_plane.benchmarks.sparse_index.measure import Configuration, Sample
 from control_plane.benchmarks.sparse_index.render import plotted
 from control_plane.benchmarks.sparse_index.report import Header, render_report
 from control_plane.benchmarks.sparse_index.variants import Variant
-from control_plane.config.settings import Settings, SparseTwoPhaseSettings
+from control_plane.config.search_settings import SparseTwoPhaseSettings
+from control_plane.config.settings import Settings
 from control_plane.query.components import SparseAnn
 
 MEDLINE = ("nfcorpus/dev", "chunks-medline-full")

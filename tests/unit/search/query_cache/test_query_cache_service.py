@@ -5,7 +5,8 @@ import socket
 from typing import Any
 
 from control_plane.cluster.client import make_client
-from control_plane.config.settings import LOCAL_FILE, CacheStoreSettings, Settings, load_settings
+from control_plane.config.search_settings import CacheStoreSettings
+from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
 from control_plane.search.encoders import InferenceClient
 from control_plane.search.model_ids import PinnedModelIds
 from control_plane.search.query_cache.served import ServedModels

@@ -1,6 +1,6 @@
 import pytest
 
-from control_plane.docs.nav import nav_pages
+from control_plane.docsite.nav import nav_pages
 
 
 def test_nav_pages_flattens_titled_pages_and_sections_in_order() -> None:

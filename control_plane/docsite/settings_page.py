@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from control_plane.docs.cells import cell, code, json_value
+from control_plane.docsite.cells import cell, code, json_value
 from control_plane.errors import BiohybridError
 from control_plane.reports.markdown import markdown_table
 

@@ -1,6 +1,6 @@
 import pytest
 
-from control_plane.docs.markers import UnknownGeneratorError, expand_markers
+from control_plane.docsite.markers import UnknownGeneratorError, expand_markers
 
 
 def test_a_marker_line_is_replaced_by_its_generator() -> None:

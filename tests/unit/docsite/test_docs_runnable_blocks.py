@@ -1,6 +1,6 @@
 import pytest
 
-from control_plane.docs.runnable import (
+from control_plane.docsite.runnable import (
     Block,
     RunnableMarkerError,
     chunk_index_names,

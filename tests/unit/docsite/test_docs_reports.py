@@ -1,4 +1,4 @@
-from control_plane.docs.reports import uncommitted_figures_noted
+from control_plane.docsite.reports import uncommitted_figures_noted
 
 
 def test_a_missing_figure_becomes_a_note_and_a_present_one_stays() -> None:

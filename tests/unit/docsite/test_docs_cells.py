@@ -1,4 +1,4 @@
-from control_plane.docs.cells import cell, code, json_value
+from control_plane.docsite.cells import cell, code, json_value
 
 
 def test_cell_is_one_line_with_prose_escaped_and_code_spans_kept() -> None:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from control_plane.docs.markers import expand_markers
-from control_plane.docs.reports import uncommitted_figures_noted
+from control_plane.docsite.markers import expand_markers
+from control_plane.docsite.reports import uncommitted_figures_noted
 from control_plane.locations import REPOSITORY_ROOT
 
 if TYPE_CHECKING:
@@ -30,20 +30,20 @@ REPORT_SUFFIXES: Final = frozenset({".md", ".png", ".svg"})
 
 def _openapi() -> str:
     from control_plane.api.openapi import openapi_document
-    from control_plane.docs.openapi_page import openapi_markdown
+    from control_plane.docsite.openapi_page import openapi_markdown
 
     return openapi_markdown(openapi_document())
 
 
 def _settings() -> str:
     from control_plane.config.settings import load_settings
-    from control_plane.docs.settings_page import settings_markdown
+    from control_plane.docsite.settings_page import settings_markdown
 
     return settings_markdown(load_settings(environ={}), "control_plane/config/defaults.yaml")
 
 
 def _evaluation_settings() -> str:
-    from control_plane.docs.settings_page import settings_markdown
+    from control_plane.docsite.settings_page import settings_markdown
     from control_plane.evaluation.settings import load_evaluation_settings
 
     return settings_markdown(load_evaluation_settings(environ={}), "control_plane/config/evaluation.yaml")
@@ -51,7 +51,7 @@ def _evaluation_settings() -> str:
 
 def _cli() -> str:
     from control_plane.cli.main import build_parser
-    from control_plane.docs.cli_page import cli_markdown
+    from control_plane.docsite.cli_page import cli_markdown
 
     return cli_markdown(build_parser())
 

@@ -3,7 +3,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from control_plane.docs.settings_page import UndescribedSettingError, settings_markdown, type_label
+from control_plane.docsite.settings_page import UndescribedSettingError, settings_markdown, type_label
 
 
 class Weights(BaseModel):

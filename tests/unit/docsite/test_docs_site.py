@@ -8,9 +8,9 @@ import pytest
 import yaml
 from pdf_samples import SAMPLE_FIGURE, SAMPLE_SECTIONS, SAMPLE_TABLE, SAMPLE_TITLE
 
-from control_plane.docs.http_block import parse_http
-from control_plane.docs.nav import nav_pages
-from control_plane.docs.runnable import Block, chunk_index_names, fenced_blocks, runnable_blocks
+from control_plane.docsite.http_block import parse_http
+from control_plane.docsite.nav import nav_pages
+from control_plane.docsite.runnable import Block, chunk_index_names, fenced_blocks, runnable_blocks
 from control_plane.ingestion.parsers import parse_documents
 from control_plane.locations import REPOSITORY_ROOT
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from control_plane.docs.cells import cell, code, json_value
+from control_plane.docsite.cells import cell, code, json_value
 from control_plane.reports.markdown import markdown_table
 
 Schema = Mapping[str, Any]

@@ -1,6 +1,6 @@
 import pytest
 
-from control_plane.docs.http_block import HttpBlockError, HttpRequest, parse_http
+from control_plane.docsite.http_block import HttpBlockError, HttpRequest, parse_http
 
 
 def test_a_dev_tools_request_goes_to_opensearch_with_a_json_body() -> None:

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from control_plane.docs.openapi_page import openapi_markdown, schema_type
+from control_plane.docsite.openapi_page import openapi_markdown, schema_type
 
 DOC: dict[str, Any] = {
     "openapi": "3.1.0",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.docs.hooks import GENERATORS, report_paths
+from control_plane.docsite.hooks import GENERATORS, report_paths
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))

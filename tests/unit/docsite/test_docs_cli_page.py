@@ -1,6 +1,6 @@
 import argparse
 
-from control_plane.docs.cli_page import cli_markdown, help_text, subcommands
+from control_plane.docsite.cli_page import cli_markdown, help_text, subcommands
 
 
 def _parser() -> argparse.ArgumentParser:

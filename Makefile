@@ -121,8 +121,8 @@ demo: setup ## example queries: straight to OpenSearch's pipelines, then through
 	$(BIN)/biohybrid search "eligibility for breast cancer trials" --key $(DEMO_KEY) --fusion weighted --documents
 
 lint: setup ## ruff, mypy and a strict build of the documentation site (no node needed)
-	$(BIN)/ruff check control_plane model_artifacts tests loadtest
-	$(BIN)/ruff format --check control_plane model_artifacts tests loadtest
+	$(BIN)/ruff check control_plane benchmarks model_artifacts tests loadtest
+	$(BIN)/ruff format --check control_plane benchmarks model_artifacts tests loadtest
 	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 

@@ -1,4 +1,4 @@
-"""Users for `python -m control_plane.benchmarks.search_load` (locust, headless): each sends hybrid-rrf
+"""Users for `python -m benchmarks.search_load` (locust, headless): each sends hybrid-rrf
 searches in a closed loop (its next query as soon as the last one answered), through the control API
 (`api`) or straight to the search pipeline with plain text (`direct-text`, ml-commons encodes).
 

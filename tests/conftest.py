@@ -1,5 +1,6 @@
-"""Make `tests/` importable so integration helpers can be shared (tests/integration/node.py), and run
-the suite in two halves at once under pytest-xdist (`make test` passes ``-n 2``).
+"""Make `tests/` importable so integration helpers can be shared (tests/integration/node.py), and the
+repository's tooling (model_artifacts/, benchmarks/); run the suite in two halves at once under
+pytest-xdist (`make test` passes ``-n 2``).
 
 The halves balance CI's wall time on two cores: the 3-node cluster tests spend most of their time
 waiting on nodes that restart and recover, so they run beside the single-node tests rather than after
@@ -17,6 +18,9 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# The tooling at the repository root is not an installed package (not in the wheel): model_artifacts/
+# (training and export) and benchmarks/ are imported from the checkout, after tests/.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Two workers encode side by side on CI's two cores, and each inference service a test starts
     # inherits this: one ONNX thread per session instead of one per core (control_plane/models/runtime.py).

@@ -4,7 +4,7 @@ A configuration fixes what a run compares (components, fusion, weights, rerank, 
 the query text, depth and granularity come from the run. Names are data (config/evaluation.yaml), so
 adding a configuration needs no code; ``hybrid-rrf+rerank+boosts`` is the ``hybrid-rrf`` base with
 both variants switched on, and ``hybrid-minmax+rerank@20`` searches only the fused top 20 hits (depth
-and blend are chosen with control_plane/benchmarks/rerank_blend/).
+and blend are chosen with benchmarks/rerank_blend/).
 """
 
 from __future__ import annotations

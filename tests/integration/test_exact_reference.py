@@ -17,7 +17,7 @@ import pytest
 from integration.chunks import chunk, index_chunks
 from opensearchpy import OpenSearch
 
-from control_plane.benchmarks.exact_reference.measure import PIPELINE_FILES, inline_pipeline
+from benchmarks.exact_reference.measure import PIPELINE_FILES, inline_pipeline
 from control_plane.config.settings import Settings
 from control_plane.evaluation.exact import ChunkScores, ExactIndex, FusionParameters, fuse
 from control_plane.evaluation.snapshot import BM25_FIELDS, IndexSnapshot, analyze, take_snapshot

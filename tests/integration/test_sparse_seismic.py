@@ -12,7 +12,7 @@ import pytest
 from integration.chunks import chunk, index_chunks
 from opensearchpy import OpenSearch
 
-from control_plane.benchmarks.sparse_index.variants import build_variant, method_settings, variant_name
+from benchmarks.sparse_index.variants import build_variant, method_settings, variant_name
 from control_plane.config.settings import Settings
 from control_plane.models.sparse import SparseEncoder, token_id_vocabulary
 from control_plane.query.components import SparseAnn, sparse_tokens_clause, token_id_weights

@@ -1,5 +1,6 @@
 """ARCHITECTURE.md's package table is the import contract: every package of control_plane is listed, and
-each imports only packages of a lower layer (or itself); the product never imports build or test code."""
+each imports only packages of a lower layer (or itself); the product never imports build, benchmark or test
+code."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def violations(mine: str, names: set[str], listed: dict[str, int]) -> list[str]:
     broken = []
     for name in sorted(names):
         top, _, rest = name.partition(".")
-        if top in {"model_artifacts", "tests"}:
+        if top in {"model_artifacts", "benchmarks", "tests"}:
             broken.append(f"imports {name} (build or test code)")
         elif top == "control_plane" and rest:
             theirs = rest.split(".")[0]
@@ -79,4 +80,7 @@ def test_the_contract_reports_upward_sideways_and_build_imports() -> None:
     assert violations("search", {"control_plane.cluster.manage"}, listed) != []  # same layer
     assert violations("models", {"model_artifacts.reranker.bm25"}, listed) == [
         "imports model_artifacts.reranker.bm25 (build or test code)"
+    ]
+    assert violations("search", {"benchmarks.fusion_grid.compute"}, listed) == [
+        "imports benchmarks.fusion_grid.compute (build or test code)"
     ]

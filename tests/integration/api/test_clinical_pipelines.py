@@ -19,9 +19,9 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
+from benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
 from control_plane.api.app import create_app
-from control_plane.benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
-from control_plane.benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.query.components import product_text_hybrid
 from control_plane.testsets.catalog import load_test_set

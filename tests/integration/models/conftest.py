@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from control_plane.models import DenseEncoder, SparseEncoder
-
-REPO_ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(
-    0, str(REPO_ROOT)
-)  # model_artifacts/ is tooling at the repository root, not an installed package
 
 
 @pytest.fixture(scope="session")

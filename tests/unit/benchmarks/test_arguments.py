@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from control_plane.benchmarks.arguments import non_test_split
+from benchmarks.arguments import non_test_split
 from control_plane.testsets.catalog import is_test_split
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from control_plane.benchmarks.answer_size.compute import Answer, body, summarise
-from control_plane.benchmarks.answer_size.report import Header, render_report
-from control_plane.benchmarks.run_context import RunContext
+from benchmarks.answer_size.compute import Answer, body, summarise
+from benchmarks.answer_size.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
 
 
 def test_only_the_lean_form_leaves_the_vectors_out() -> None:
@@ -34,7 +34,7 @@ def test_summaries_take_medians_per_form() -> None:
 
 
 def test_the_report_states_the_saving() -> None:
-    header = Header(RunContext("cmd", "host", "2026-11-23", 0.5, 0.7), "chunks-x", "hybrid-rrf", 10)
+    header = Header(RunStamp("cmd", "host", "2026-11-23", 0.5, 0.7), "chunks-x", "hybrid-rrf", 10)
     text = render_report(header, summarise(ANSWERS))
     assert "| whole | 2 | 12.7 | 1.27 | 10.0 | 30.0 |" in text
     assert "The lean answer is 17% of the whole one's bytes (median); P50 6.0 vs 10.0 ms." in text

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.client_forms.compute import FormVerdict, added_p95
-from control_plane.benchmarks.client_forms.forms import FORMS
-from control_plane.benchmarks.client_forms.measure import _cut_down
-from control_plane.benchmarks.clinical_pipelines.compute import Latency
+from benchmarks.client_forms.compute import FormVerdict, added_p95
+from benchmarks.client_forms.forms import FORMS
+from benchmarks.client_forms.measure import _cut_down
+from benchmarks.clinical_pipelines.compute import Latency
 from control_plane.clinical.client_forms import client_query
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.clinical_pipelines.compute import (
+from benchmarks.clinical_pipelines.compute import (
     Latency,
     latency,
     latency_verdict,

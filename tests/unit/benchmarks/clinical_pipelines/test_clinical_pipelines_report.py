@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from control_plane.benchmarks.clinical_pipelines.compute import Latency, Verdict
-from control_plane.benchmarks.clinical_pipelines.measure import Relevance
-from control_plane.benchmarks.clinical_pipelines.report import Findings, render_report
-from control_plane.benchmarks.run_context import RunContext
+from benchmarks.clinical_pipelines.compute import Latency, Verdict
+from benchmarks.clinical_pipelines.measure import Relevance
+from benchmarks.clinical_pipelines.report import Findings, render_report
+from benchmarks.run_stamp import RunStamp
 
 
 def test_the_report_shows_each_path_and_marks_a_missed_target() -> None:
@@ -18,7 +18,7 @@ def test_the_report_shows_each_path_and_marks_a_missed_target() -> None:
         verdicts=(Verdict("P95 added <= 15 ms", "120 - 80 = +40 ms", False),),
         latency_questions="99 clinical/dev questions",
     )
-    context = RunContext("prog --split clinical/dev", "vm, 2 CPU cores", "2026-11-26 10:00 UTC", 0.5, 1.5)
+    context = RunStamp("prog --split clinical/dev", "vm, 2 CPU cores", "2026-11-26 10:00 UTC", 0.5, 1.5)
     text = render_report(findings, context, "chunks-clinical")
     assert "| clinical/dev | rrf | 140 | 0.5000 | 0.6000 |" in text
     assert "| clinical | 99 | 50 | 120 |" in text

@@ -3,7 +3,7 @@ check does not name (clinical-natural's topic, clinical-fresh's implicit) counts
 
 from __future__ import annotations
 
-from control_plane.benchmarks.clinical_relevance.measure import detection, sample_form
+from benchmarks.clinical_relevance.measure import detection, sample_form
 from control_plane.config.settings import load_settings
 from control_plane.testsets.catalog import Query
 

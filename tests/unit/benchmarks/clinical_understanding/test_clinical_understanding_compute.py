@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.clinical_understanding.compute import (
+from benchmarks.clinical_understanding.compute import (
     detection_counts,
     detection_verdict,
     gain_verdict,
@@ -17,7 +17,7 @@ from control_plane.benchmarks.clinical_understanding.compute import (
     question_groups,
     share,
 )
-from control_plane.benchmarks.clinical_understanding.measure import answered_within
+from benchmarks.clinical_understanding.measure import answered_within
 from control_plane.clinical.intent_quality import Counts
 from control_plane.testsets.catalog import Query
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from control_plane.benchmarks.clinical_understanding.compute import Verdict
-from control_plane.benchmarks.clinical_understanding.measure import SplitRun
-from control_plane.benchmarks.clinical_understanding.report import Findings, render_report
-from control_plane.benchmarks.run_context import RunContext
+from benchmarks.clinical_understanding.compute import Verdict
+from benchmarks.clinical_understanding.measure import SplitRun
+from benchmarks.clinical_understanding.report import Findings, render_report
+from benchmarks.run_stamp import RunStamp
 from control_plane.clinical.intent_quality import Counts
 from control_plane.testsets.catalog import Query
 
@@ -28,7 +28,7 @@ def test_the_report_lists_targets_groups_and_detection() -> None:
         verdicts=(Verdict("overall nDCG@10 >= 0.78", "0.9500", True), Verdict("x", "y", False)),
         verdict_split="clinical-natural/test",
     )
-    context = RunContext("python -m x", "2 cores", "2026-11-26", 0.5, 0.6)
+    context = RunStamp("python -m x", "2 cores", "2026-11-26", 0.5, 0.6)
     text = render_report(findings, context, "chunks-clinical")
     assert "| overall nDCG@10 >= 0.78 | 0.9500 | met |" in text
     assert "| x | y | MISSED |" in text
@@ -52,6 +52,6 @@ def test_named_record_questions_answered_in_the_top_3_are_counted_per_ranking() 
         {"/v1/search on": {"n1": True, "n2": False}},
     )
     findings = Findings((run,), {"clinical-fresh/dev": {"all": Counts(1, 0, 0)}}, (), "clinical-fresh/dev")
-    text = render_report(findings, RunContext("python -m x", "2 cores", "2026-11-27", 0.5, 0.6), "i")
+    text = render_report(findings, RunStamp("python -m x", "2 cores", "2026-11-27", 0.5, 0.6), "i")
     assert "named-record questions answered in the top 3" in text
     assert "| weighted: /v1/search on |" in text and "| 1/2 |" in text

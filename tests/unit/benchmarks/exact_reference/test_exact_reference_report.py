@@ -3,8 +3,8 @@ which approximation a gap is put down to."""
 
 from datetime import date
 
-from control_plane.benchmarks.exact_reference.figures import Figures, Options, Parity
-from control_plane.benchmarks.exact_reference.report import Header, render_report
+from benchmarks.exact_reference.figures import Figures, Options, Parity
+from benchmarks.exact_reference.report import Header, render_report
 from control_plane.evaluation.exact import FusionParameters
 
 
@@ -32,7 +32,7 @@ HEADER = Header(
     query_count=2,
     snapshot_key="uuid-2-9",
     parameters=FusionParameters(weights={"bm25": 0.3, "splade": 0.3, "dense": 0.4}),
-    command="python -m control_plane.benchmarks.exact_reference --out r.md",
+    command="python -m benchmarks.exact_reference --out r.md",
     seconds=106.2,
     knn_index="lucene hnsw innerproduct {}",
     run_date=date(2026, 11, 22),
@@ -42,10 +42,7 @@ HEADER = Header(
 def test_the_header_and_the_knn_recall_against_its_target() -> None:
     text = render_report(FIGURES, HEADER)
     assert text.startswith("# Exact-search reference: chunks-toy on toy/test\n")
-    assert (
-        "- command: `python -m control_plane.benchmarks.exact_reference --out r.md` (106 s, 2026-11-22)\n"
-        in text
-    )
+    assert "- command: `python -m benchmarks.exact_reference --out r.md` (106 s, 2026-11-22)\n" in text
     assert (
         "- **Recall@100: 0.9500** (k = 100; target ≥ 0.98: NOT met); worst query 0.90; "
         "1 of 2 queries at 1.00\n" in text

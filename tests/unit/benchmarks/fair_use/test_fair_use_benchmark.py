@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from control_plane.benchmarks.clinical_pipelines.compute import Latency
-from control_plane.benchmarks.fair_use.cli import split_runs
-from control_plane.benchmarks.fair_use.report import Findings, render_report
-from control_plane.benchmarks.run_context import RunContext
+from benchmarks.clinical_pipelines.compute import Latency
+from benchmarks.fair_use.cli import split_runs
+from benchmarks.fair_use.report import Findings, render_report
+from benchmarks.run_stamp import RunStamp
 
-RUN = RunContext(command="python -m x", machine="vm", date="2026-11-27", load_before=1.0, load_after=2.0)
+RUN = RunStamp(command="python -m x", machine="vm", date="2026-11-27", load_before=1.0, load_after=2.0)
 
 
 def test_questions_alternate_between_the_runs_in_rounds_and_none_is_asked_twice() -> None:

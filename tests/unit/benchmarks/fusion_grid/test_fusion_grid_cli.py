@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.fusion_grid.cli import build_parser
+from benchmarks.fusion_grid.cli import build_parser
 
 
 def test_a_limit_names_a_split_and_a_positive_count() -> None:

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from control_plane.benchmarks.fusion_grid.compute import (
+from benchmarks.fusion_grid.compute import (
     Setting,
     Split,
     current_settings,

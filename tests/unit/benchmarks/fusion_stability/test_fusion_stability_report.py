@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime
 
-from control_plane.benchmarks.fusion_stability.compute import Comparison, ConfigurationStability, PairSet
-from control_plane.benchmarks.fusion_stability.report import Header, render_report
+from benchmarks.fusion_stability.compute import Comparison, ConfigurationStability, PairSet
+from benchmarks.fusion_stability.report import Header, render_report
 from control_plane.measures.significance import PairedTest
 from control_plane.measures.stability import PairRule
 
@@ -21,7 +21,7 @@ PAIRS = PairSet(
     },
 )
 HEADER = Header(
-    command="python -m control_plane.benchmarks.fusion_stability --out r.md",
+    command="python -m benchmarks.fusion_stability --out r.md",
     machine="a test machine",
     started_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
     seconds=61.4,

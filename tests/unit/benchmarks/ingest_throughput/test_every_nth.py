@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from control_plane.benchmarks.ingest_throughput.compute import every_nth
+from benchmarks.ingest_throughput.compute import every_nth
 
 
 def test_every_nth_spreads_the_sample_over_the_whole_list() -> None:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from control_plane.benchmarks.ingest_throughput.compute import EncodeRun, IngestRun
-from control_plane.benchmarks.ingest_throughput.report import Header, render_report
+from benchmarks.ingest_throughput.compute import EncodeRun, IngestRun
+from benchmarks.ingest_throughput.report import Header, render_report
 from control_plane.ingestion.run import IngestSummary
 
 HEADER = Header(("medline", "--limit", "2000"), "x86_64", 2, "AMD EPYC", date(2026, 11, 25))

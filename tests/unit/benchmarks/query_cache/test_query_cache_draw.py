@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from control_plane.benchmarks.query_cache.draw import Draw, popularity_order, warmup_queries, zipf_draw
+from benchmarks.query_cache.draw import Draw, popularity_order, warmup_queries, zipf_draw
 from control_plane.testsets.catalog import Query
 
 POOL = [Query(f"q{i}", f"text {i}") for i in range(50)]

@@ -1,5 +1,5 @@
-from control_plane.benchmarks.query_cache.compute import Latency, mode_figures
-from control_plane.benchmarks.query_cache.measure import Sample, rotated, sample_of
+from benchmarks.query_cache.compute import Latency, mode_figures
+from benchmarks.query_cache.measure import Sample, rotated, sample_of
 from control_plane.testsets.catalog import Query
 
 

@@ -1,7 +1,7 @@
-from control_plane.benchmarks.query_cache.compute import Latency, ModeFigures
-from control_plane.benchmarks.query_cache.draw import Draw
-from control_plane.benchmarks.query_cache.report import Header, render_report
-from control_plane.benchmarks.run_context import RunContext
+from benchmarks.query_cache.compute import Latency, ModeFigures
+from benchmarks.query_cache.draw import Draw
+from benchmarks.query_cache.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
 from control_plane.config.search_settings import QueryCacheSettings
 from control_plane.testsets.catalog import Query
 
@@ -16,9 +16,7 @@ def _figures(mode: str, p50: float, response: float | None, state: Latency = NON
 def test_the_report_states_the_draw_and_a_row_per_mode() -> None:
     a, b = Query("q1", "x"), Query("q2", "y")
     header = Header(
-        run=RunContext(
-            "python -m control_plane.benchmarks.query_cache --out r.md", "x86_64", "today", 0.5, 1.5
-        ),
+        run=RunStamp("python -m benchmarks.query_cache --out r.md", "x86_64", "today", 0.5, 1.5),
         index="chunks-nfcorpus",
         chunks=6794,
         query_sets="nfcorpus/train + nfcorpus/dev",

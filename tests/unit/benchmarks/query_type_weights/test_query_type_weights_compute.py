@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from control_plane.benchmarks.fusion_grid.compute import Setting, Split
-from control_plane.benchmarks.query_type_weights.compute import at_chunk_level, choose
+from benchmarks.fusion_grid.compute import Setting, Split
+from benchmarks.query_type_weights.compute import at_chunk_level, choose
 
 CURRENT = Setting("weighted", (0.2, 0.2, 0.6))
 TYPES = {"toy/dev": {"q1": "exact_term", "q2": "paraphrase"}}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.benchmarks.ranking_report.compute import EvaluatedRun
-from control_plane.benchmarks.ranking_report.report import table
+from benchmarks.ranking_report.compute import EvaluatedRun
+from benchmarks.ranking_report.report import table
 
 QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.benchmarks.rerank_blend.compute import Candidates
+from benchmarks.rerank_blend.compute import Candidates
 
 QRELS = {"q1": {"b": 1}, "q2": {"x": 2}}
 ITEMS = [

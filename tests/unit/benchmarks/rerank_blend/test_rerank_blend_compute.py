@@ -7,7 +7,7 @@ import math
 import pytest
 from unit.benchmarks.rerank_blend.examples import ITEMS, QRELS
 
-from control_plane.benchmarks.rerank_blend.compute import evaluate_point
+from benchmarks.rerank_blend.compute import evaluate_point
 
 
 def test_weight_zero_is_the_fused_ranking_and_one_the_models() -> None:

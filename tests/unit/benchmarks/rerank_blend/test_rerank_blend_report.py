@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from unit.benchmarks.rerank_blend.examples import ITEMS, QRELS
 
-from control_plane.benchmarks.rerank_blend.compute import evaluate_point
-from control_plane.benchmarks.rerank_blend.report import render_report as render
+from benchmarks.rerank_blend.compute import evaluate_point
+from benchmarks.rerank_blend.report import render_report as render
 
 
 def test_a_fixed_report_chooses_nothing() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.benchmarks.search_latency.samples import Sample
+from benchmarks.search_latency.samples import Sample
 from control_plane.evaluation.configurations import EvalConfiguration
 
 BM25 = EvalConfiguration(name="bm25", components=("bm25",))

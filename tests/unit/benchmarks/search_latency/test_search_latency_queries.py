@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from unit.benchmarks.search_latency.examples import BM25, MINMAX, RRF, RRF_RERANK
 
-from control_plane.benchmarks.search_latency.queries import (
+from benchmarks.search_latency.queries import (
     draw_queries,
     rotated,
     search_body,

@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 from unit.benchmarks.search_latency.examples import BM25, RRF
 from unit.benchmarks.search_latency.examples import sample as _sample
 
-from control_plane.benchmarks.search_latency.report import bar_rows, ratio_rows, render_report
-from control_plane.benchmarks.search_latency.samples import RunRecord, Sample
+from benchmarks.search_latency.report import bar_rows, ratio_rows, render_report
+from benchmarks.search_latency.samples import RunRecord, Sample
 from control_plane.evaluation.configurations import EvalConfiguration
 
 
 def _run(samples: list[Sample], configurations: list[EvalConfiguration]) -> RunRecord:
     return RunRecord(
-        command="python -m control_plane.benchmarks.search_latency --queries 4",
+        command="python -m benchmarks.search_latency --queries 4",
         started=datetime(2026, 1, 1, tzinfo=UTC),
         seconds=60.0,
         machine="test machine",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from unit.benchmarks.search_latency.examples import BM25, MINMAX, RRF, RRF_RERANK
 from unit.benchmarks.search_latency.examples import sample as _sample
 
-from control_plane.benchmarks.search_latency.samples import (
+from benchmarks.search_latency.samples import (
     bm25_baseline,
     degradation_codes,
     ratio,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.run_context import RunContext
-from control_plane.benchmarks.search_load.compute import LoadPoint, LoadRunError, parse_stats, sustainable
-from control_plane.benchmarks.search_load.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
+from benchmarks.search_load.compute import LoadPoint, LoadRunError, parse_stats, sustainable
+from benchmarks.search_load.report import Header, render_report
 
 STATS = (
     "Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,Min Response Time,"
@@ -44,7 +44,7 @@ def test_sustainable_is_the_fastest_point_under_the_bar_without_failures() -> No
 
 
 def test_the_report_lists_every_point_and_the_sustainable_rate() -> None:
-    header = Header(RunContext("cmd", "host", "2026-11-23", 0.5, 3.0), "chunks-x", 30, "nfcorpus/dev")
+    header = Header(RunStamp("cmd", "host", "2026-11-23", 0.5, 3.0), "chunks-x", 30, "nfcorpus/dev")
     text = render_report(header, POINTS, "load.png")
     assert "| api | 4 | 300 | 0 | 11.0 | 350 | 480 | 520 |" in text
     assert "- api: 11.0 QPS at 4 clients (P95 480 ms)" in text

@@ -8,23 +8,23 @@ from datetime import UTC, datetime
 from unit.benchmarks.search_latency.examples import BM25, RRF
 from unit.benchmarks.search_latency.examples import sample as _sample
 
-from control_plane.benchmarks.run_context import RunContext
-from control_plane.benchmarks.search_latency.samples import RunRecord, Sample
-from control_plane.benchmarks.search_scale.compute import (
+from benchmarks.run_stamp import RunStamp
+from benchmarks.search_latency.samples import RunRecord, Sample
+from benchmarks.search_scale.compute import (
     StepRun,
     growth_rows,
     reference_of,
     series_of,
 )
-from control_plane.benchmarks.search_scale.report import Header, render_report
-from control_plane.benchmarks.search_scale.steps import StepIndex, copies
+from benchmarks.search_scale.report import Header, render_report
+from benchmarks.search_scale.steps import StepIndex, copies
 
 SOURCE = "chunks-medline-full"
 
 
 def _run(samples: list[Sample]) -> RunRecord:
     return RunRecord(
-        command="python -m control_plane.benchmarks.search_latency",
+        command="python -m benchmarks.search_latency",
         started=datetime(2026, 1, 1, tzinfo=UTC),
         seconds=60.0,
         machine="test machine",
@@ -85,7 +85,7 @@ def test_growth_is_the_largest_p95_over_the_reference_p95() -> None:
 def test_the_report_states_sizes_growth_and_the_missed_target() -> None:
     series = series_of(RUNS, SOURCE)
     reference = reference_of(series, 18000)
-    context = RunContext("python -m control_plane.benchmarks.search_scale", "vm", "2026-11-25", 1.0, 2.0)
+    context = RunStamp("python -m benchmarks.search_scale", "vm", "2026-11-25", 1.0, 2.0)
     header = Header(context, 200, 20, "nfcorpus/dev", "nearest-rank", "bge-small: CPU", "search-scale.png")
     text = render_report(header, RUNS, series, reference, growth_rows(series, reference, "nearest-rank"))
     assert "| path | configuration | 6,794 | 10,000 | 18,000 | 85,581 |" in text

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.benchmarks.search_scale.cli import parse_env
-from control_plane.benchmarks.search_scale.steps import parse_sizes, step_index_name, step_sizes
+from benchmarks.search_scale.cli import parse_env
+from benchmarks.search_scale.steps import parse_sizes, step_index_name, step_sizes
 
 
 def test_sizes_parse_counts_and_all() -> None:

@@ -3,15 +3,15 @@ figures from samples, the variant index body rendered from the template, and the
 
 from datetime import UTC, datetime
 
-from control_plane.benchmarks.run_context import RunContext
-from control_plane.benchmarks.sparse_index.compute import (
+from benchmarks.run_stamp import RunStamp
+from benchmarks.sparse_index.compute import (
     SplitFigures,
     doc_only_vs_bi_encoder,
     document_run,
     overlap,
     split_rows,
 )
-from control_plane.benchmarks.sparse_index.measure import (
+from benchmarks.sparse_index.measure import (
     CONFIGURATIONS,
     Configuration,
     EncodedQuery,
@@ -19,8 +19,8 @@ from control_plane.benchmarks.sparse_index.measure import (
     Targets,
     request_for,
 )
-from control_plane.benchmarks.sparse_index.report import Header, render_report
-from control_plane.benchmarks.sparse_index.variants import Variant, index_body, method_settings
+from benchmarks.sparse_index.report import Header, render_report
+from benchmarks.sparse_index.variants import Variant, index_body, method_settings
 from control_plane.config.search_settings import SparseTwoPhaseSettings
 from control_plane.config.settings import Settings
 from control_plane.query.components import SparseAnn
@@ -141,7 +141,7 @@ def test_the_report_names_the_scope_and_each_configuration() -> None:
     rows = split_rows([exact], {"q1": {"a": 1}}, depth=1)
     variant = Variant("sparsebench-rank_features-x", "rank_features", 10, 1, 2**20, 1.0, 2.0, reused=False)
     split = SplitFigures("nfcorpus/dev", "x", 1, 1, (variant,), rows, 3.0)
-    context = RunContext("python -m x", "host", datetime(2026, 1, 1, tzinfo=UTC).isoformat(), 0.5, 0.7)
+    context = RunStamp("python -m x", "host", datetime(2026, 1, 1, tzinfo=UTC).isoformat(), 0.5, 0.7)
     header = Header(
         context, "3.6.0", {"approximate_threshold": 1000}, TARGETS.seismic, TARGETS.two_phase, 20, None
     )

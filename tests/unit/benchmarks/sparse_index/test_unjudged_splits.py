@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from control_plane.benchmarks.run_context import RunContext
-from control_plane.benchmarks.sparse_index.cli import DEFAULT_SPLITS, SplitPlan, _arguments, planned_splits
-from control_plane.benchmarks.sparse_index.compute import SplitFigures, split_rows
-from control_plane.benchmarks.sparse_index.measure import Configuration, Sample
-from control_plane.benchmarks.sparse_index.render import plotted
-from control_plane.benchmarks.sparse_index.report import Header, render_report
-from control_plane.benchmarks.sparse_index.variants import Variant
+from benchmarks.run_stamp import RunStamp
+from benchmarks.sparse_index.cli import DEFAULT_SPLITS, SplitPlan, _arguments, planned_splits
+from benchmarks.sparse_index.compute import SplitFigures, split_rows
+from benchmarks.sparse_index.measure import Configuration, Sample
+from benchmarks.sparse_index.render import plotted
+from benchmarks.sparse_index.report import Header, render_report
+from benchmarks.sparse_index.variants import Variant
 from control_plane.config.search_settings import SparseTwoPhaseSettings
 from control_plane.config.settings import Settings
 from control_plane.query.components import SparseAnn
@@ -75,7 +75,7 @@ def _variant(method: str, index: str, chunks: int) -> Variant:
 
 
 def _header(plot: str | None) -> Header:
-    context = RunContext("python -m x", "host", datetime(2026, 1, 1, tzinfo=UTC).isoformat(), 0.5, 0.7)
+    context = RunStamp("python -m x", "host", datetime(2026, 1, 1, tzinfo=UTC).isoformat(), 0.5, 0.7)
     two_phase = SparseTwoPhaseSettings(
         enabled=True, prune_ratio=0.4, expansion_rate=5.0, max_window_size=10000
     )

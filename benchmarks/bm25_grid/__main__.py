@@ -1,0 +1,3 @@
+from benchmarks.bm25_grid.cli import main
+
+raise SystemExit(main())

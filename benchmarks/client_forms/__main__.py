@@ -1,0 +1,3 @@
+from benchmarks.client_forms.cli import main
+
+raise SystemExit(main())

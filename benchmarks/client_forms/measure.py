@@ -1,0 +1,89 @@
+"""The runs against the stack: each form's ranking per question, and the latency breakdown of the plain
+form (temporary pipelines cut down from the installed clinical pipeline, removed afterwards)."""
+
+from __future__ import annotations
+
+import copy
+import statistics
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final
+
+from opensearchpy import OpenSearch
+
+from benchmarks.client_forms.forms import Form
+from benchmarks.clinical_pipelines.measure import LEAN_SOURCE, judged_questions
+from control_plane.measures.metrics import ndcg_at_k
+from control_plane.query.components import text_hybrid_query
+
+K: Final = 10
+Ranker = Callable[[str], list[str]]
+EXPLICIT: Final = "explicit hybrid query, hybrid-minmax (pagination_depth 100)"
+REWRITE_ONLY: Final = "plain form, rewrite only (no window, no routing)"
+WINDOW: Final = "plain form, rewrite + routing window (no routing)"
+PLAIN_FORM: Final = "plain form, clinical-minmax (rewrite + window + routing)"
+_TEMPORARY: Final = {REWRITE_ONLY: "bench-client-forms-rewrite", WINDOW: "bench-client-forms-window"}
+
+
+def form_ranker(client: OpenSearch, index: str, pipeline: str, form: Form) -> Ranker:
+    """The chunk ids a form's body gets through ``pipeline`` (stored vectors left out unless the form
+    chooses its own ``_source``)."""
+
+    def rank(text: str) -> list[str]:
+        body = {"size": K, "_source": LEAN_SOURCE, **form(text)}
+        answer = client.search(index=index, params={"search_pipeline": pipeline}, body=body)
+        return [hit["_id"] for hit in answer["hits"]["hits"]]
+
+    return rank
+
+
+def mean_ndcg(split: str, rank: Ranker) -> tuple[int, float]:
+    """(questions, mean nDCG@10) of a ranker over a split's judged questions."""
+    questions, qrels = judged_questions(split)
+    return len(questions), statistics.mean(ndcg_at_k(qrels[q.query_id], rank(q.text), K) for q in questions)
+
+
+def _cut_down(clinical: Mapping[str, Any], window: bool) -> dict[str, Any]:
+    """The installed clinical pipeline with its routing removed: its rewrite (and, with ``window``, the
+    steps that fuse the routing window and cut it back) and the fusion, nothing else."""
+    body = copy.deepcopy(dict(clinical))
+    keep = {"ml_inference", "neural_query_enricher", "neural_sparse_two_phase_processor"}
+    if window:
+        keep |= {"oversample", "script"}
+    body["request_processors"] = [p for p in body.get("request_processors", []) if set(p) & keep]
+    body["response_processors"] = [{"truncate_hits": {}}] if window else []
+    body["description"] = "temporary: client_forms benchmark latency breakdown"
+    return body
+
+
+@contextmanager
+def breakdown_pipelines(client: OpenSearch) -> Iterator[dict[str, str]]:
+    """Pipeline name per breakdown label, the temporary ones installed for the run and removed after."""
+    clinical = client.search_pipeline.get(id="clinical-minmax")["clinical-minmax"]
+    for label, name in _TEMPORARY.items():
+        client.search_pipeline.put(id=name, body=_cut_down(clinical, window=label == WINDOW))
+    try:
+        yield {EXPLICIT: "hybrid-minmax", **_TEMPORARY, PLAIN_FORM: "clinical-minmax"}
+    finally:
+        for name in _TEMPORARY.values():
+            client.search_pipeline.delete(id=name)
+
+
+def timed_calls(
+    client: OpenSearch, index: str, pipelines: Mapping[str, str], depth: int
+) -> dict[str, Callable[[str], object]]:
+    """One call per breakdown label: the explicit query, or the plain form through its pipeline."""
+
+    def call(label: str) -> Callable[[str], object]:
+        def send(text: str) -> object:
+            query = (
+                text_hybrid_query(text, pagination_depth=depth)
+                if label == EXPLICIT
+                else {"match": {"text": text}}
+            )
+            body = {"size": K, "query": query, "_source": LEAN_SOURCE}
+            return client.search(index=index, params={"search_pipeline": pipelines[label]}, body=body)
+
+        return send
+
+    return {label: call(label) for label in pipelines}

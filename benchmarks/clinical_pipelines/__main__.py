@@ -1,0 +1,3 @@
+from benchmarks.clinical_pipelines.cli import main
+
+raise SystemExit(main())

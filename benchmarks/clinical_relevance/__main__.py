@@ -1,0 +1,3 @@
+from benchmarks.clinical_relevance.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.clinical_understanding.cli import main
+
+raise SystemExit(main())

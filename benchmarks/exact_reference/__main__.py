@@ -1,0 +1,3 @@
+from benchmarks.exact_reference.cli import main
+
+raise SystemExit(main())

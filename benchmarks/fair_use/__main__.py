@@ -1,0 +1,3 @@
+from benchmarks.fair_use.cli import main
+
+raise SystemExit(main())

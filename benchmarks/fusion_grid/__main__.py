@@ -1,0 +1,3 @@
+from benchmarks.fusion_grid.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.fusion_stability.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.ingest_throughput.cli import main
+
+raise SystemExit(main())

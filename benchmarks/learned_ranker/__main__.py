@@ -1,0 +1,3 @@
+from benchmarks.learned_ranker.cli import main
+
+raise SystemExit(main())

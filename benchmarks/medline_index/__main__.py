@@ -1,0 +1,3 @@
+from benchmarks.medline_index.cli import main
+
+raise SystemExit(main())

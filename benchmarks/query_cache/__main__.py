@@ -1,0 +1,3 @@
+from benchmarks.query_cache.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.ranking_report.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""Command line of the ranking-quality report: read the named evaluation runs, write one table per test
+set."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks import ranking_report
+from benchmarks.ranking_report.compute import EvaluatedRun, load_runs
+from benchmarks.ranking_report.report import Header, render_report
+from control_plane.testsets.catalog import load_test_set
+
+PROG = "python -m benchmarks.ranking_report"
+
+
+def _run_argument(text: str) -> tuple[str, str, Path]:
+    test_set, _, rest = text.partition("=")
+    label, _, folder = rest.partition(":")
+    if not (test_set and label and folder):
+        raise argparse.ArgumentTypeError(f"expected TEST_SET=LABEL:FOLDER, got {text!r}")
+    return test_set, label, Path(folder)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=ranking_report.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--run", type=_run_argument, action="append", required=True, help="TEST_SET=LABEL:FOLDER"
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--preamble", type=Path, help="markdown put above the tables (what was run and why)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    by_test_set: dict[str, list[EvaluatedRun]] = {}
+    for test_set, label, folder in args.run:
+        by_test_set.setdefault(test_set, []).extend(load_runs(label, folder))
+    header = Header(
+        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
+        preamble=args.preamble.read_text(encoding="utf-8") if args.preamble else None,
+    )
+    test_sets = {name: (runs, load_test_set(name).qrels()) for name, runs in by_test_set.items()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render_report(header, test_sets), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0

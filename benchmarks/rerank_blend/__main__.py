@@ -1,0 +1,3 @@
+from benchmarks.rerank_blend.cli import main
+
+raise SystemExit(main())

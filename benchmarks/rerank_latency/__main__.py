@@ -1,0 +1,3 @@
+from benchmarks.rerank_latency.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.search_latency.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.search_load.cli import main
+
+raise SystemExit(main())

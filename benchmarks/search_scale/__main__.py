@@ -1,0 +1,3 @@
+from benchmarks.search_scale.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,3 @@
+from benchmarks.sparse_index.cli import main
+
+raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.answer_size.cli import main
-
-raise SystemExit(main())

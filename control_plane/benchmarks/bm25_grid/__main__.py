@@ -1,3 +1,0 @@
-from control_plane.benchmarks.bm25_grid.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.client_forms.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.clinical_pipelines.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.clinical_relevance.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.fair_use.cli import main
-
-raise SystemExit(main())

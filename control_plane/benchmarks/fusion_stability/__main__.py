@@ -1,3 +1,0 @@
-from control_plane.benchmarks.fusion_stability.cli import main
-
-raise SystemExit(main())

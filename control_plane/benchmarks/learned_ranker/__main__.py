@@ -1,3 +1,0 @@
-from control_plane.benchmarks.learned_ranker.cli import main
-
-raise SystemExit(main())

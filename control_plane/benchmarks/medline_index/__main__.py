@@ -1,3 +1,0 @@
-from control_plane.benchmarks.medline_index.cli import main
-
-raise SystemExit(main())

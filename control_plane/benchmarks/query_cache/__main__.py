@@ -1,3 +1,0 @@
-from control_plane.benchmarks.query_cache.cli import main
-
-raise SystemExit(main())

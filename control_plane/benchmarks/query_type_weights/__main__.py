@@ -1,3 +1,0 @@
-from control_plane.benchmarks.query_type_weights.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.ranking_report.cli import main
-
-raise SystemExit(main())

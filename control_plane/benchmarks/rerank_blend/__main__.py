@@ -1,3 +1,0 @@
-from control_plane.benchmarks.rerank_blend.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.search_load.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from control_plane.benchmarks.sparse_index.cli import main
-
-raise SystemExit(main())

@@ -21,10 +21,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from flask import Flask, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
 from control_plane.clinical.pipeline import PipelineQueryError, plain_rewrite, rewrite, route
@@ -51,13 +51,23 @@ class RewriteBody(_Body):
     ef_search: int | None = Field(None, ge=1, le=100_000)
 
 
-class RouteBody(_Body):
-    hits: list[dict[str, Any]] = Field(max_length=1000)
-    query: dict[str, Any]
-    weight: float = Field(ge=0)
-    min_topicality: float = Field(ge=0, le=1)
-    max_documents: int = Field(ge=1, le=100)
-    depth: int = Field(ge=1, le=1000)
+# What the route connector sends besides the hits and the query: SectionRoutingSettings' fields of the
+# same names, required here and bounded as there (one declaration of the bounds: the settings model's).
+ROUTE_PARAMETERS = ("weight", "min_topicality", "max_documents", "depth")
+
+
+def _as_required(name: str) -> Any:
+    field = SectionRoutingSettings.model_fields[name]
+    return (Annotated[(field.annotation, *field.metadata)], ...)
+
+
+RouteBody = create_model(
+    "RouteBody",
+    __base__=_Body,
+    hits=(list[dict[str, Any]], Field(max_length=1000)),
+    query=(dict[str, Any], ...),
+    **{name: _as_required(name) for name in ROUTE_PARAMETERS},
+)
 
 
 def _parse(model: type[_Body], body: Any) -> Any:
@@ -117,18 +127,13 @@ def register_clinical_routes(
     @app.post("/v1/clinical/route")
     def clinical_route() -> Response:
         def answer() -> dict[str, Any]:
-            req: RouteBody = _parse(RouteBody, body())
+            req = _parse(RouteBody, body())
             if faults is not None:
                 fault = faults.take("clinical_route")
                 if fault is not None:
                     metrics.injected_faults.labels("clinical_route").inc()
                     raise RequestError(fault.status, fault.message)
-            params = SectionRoutingSettings(
-                weight=req.weight,
-                min_topicality=req.min_topicality,
-                max_documents=req.max_documents,
-                depth=req.depth,
-            )
+            params = SectionRoutingSettings(**{name: getattr(req, name) for name in ROUTE_PARAMETERS})
             try:
                 routed = route(req.hits, req.query, config, _CHUNK_FACETS, params)
             except PipelineQueryError as exc:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
+from control_plane.config.search_settings import SectionRoutingSettings
+from control_plane.inference.clinical import ROUTE_PARAMETERS, RouteBody
 from control_plane.inference.validation import (
     EmbeddingsRequest,
     Limits,
@@ -89,3 +92,18 @@ def test_empty_rerank_documents_say_that_text_was_left_out_of_source() -> None:
     message = caught.value.message
     assert caught.value.status == 400 and message.startswith("'documents[0]' is empty (2 of 3 documents)")
     assert "keep `text` in its _source" in message
+
+
+def test_the_route_body_is_bounded_as_the_routing_settings_are() -> None:
+    # One declaration of the bounds: the route body's come from SectionRoutingSettings' fields.
+    for name in ROUTE_PARAMETERS:
+        declared = SectionRoutingSettings.model_fields[name]
+        received = RouteBody.model_fields[name]
+        assert received.is_required()
+        assert received.annotation is declared.annotation and received.metadata == declared.metadata
+    body = {"hits": [], "query": {}, "weight": 4.0, "min_topicality": 0.8, "max_documents": 3, "depth": 50}
+    assert RouteBody.model_validate(body).max_documents == 3
+    with pytest.raises(ValidationError, match="max_documents"):
+        RouteBody.model_validate({**body, "max_documents": 101})
+    with pytest.raises(ValidationError, match="depth"):
+        RouteBody.model_validate({key: value for key, value in body.items() if key != "depth"})

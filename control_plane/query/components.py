@@ -154,31 +154,81 @@ def product_text_hybrid(
     semantic_text: str | None = None,
 ) -> dict[str, Any]:
     """The product's hybrid query by query text, as the clinical search pipelines build it for a client:
-    the same named sub-queries, field weights, candidate depth (``pagination_depth`` and k-NN ``k``) and
-    filters (on the hybrid query and inside the k-NN clause, so k neighbours are found *within* them) as
-    /v1/search sends with vectors; ml-commons encodes the text (the pipeline's neural_query_enricher
-    names the models). Sub-queries are named as /v1/search names them (``named_clause``), and lift the
-    records the question names (control_plane/query/named_records.py) as /v1/search's do.
+    ``product_hybrid`` over the three clauses by text (ml-commons encodes it: the pipeline's
+    neural_query_enricher names the models), so the pipelines send what /v1/search sends with vectors.
     ``semantic_text``: what the sparse and dense sub-queries search with (the clinical topic; default
     ``text``); BM25 always takes ``text``."""
     semantic = semantic_text or text
-    dense = dense_text_clause(semantic, depth)
-    neural = dense["neural"][DENSE_FIELD]
-    if ef_search is not None:
-        neural["method_parameters"] = {"ef_search": max(ef_search, depth)}
-    named = identifier_phrases(text)
-    clauses = [
-        named_clause("bm25", bm25_clause(text, bm25_fields)),
-        named_clause("splade", sparse_text_clause(semantic)),
-        named_clause("dense", dense),
-    ]
-    hybrid: dict[str, Any] = {
-        "queries": [with_named_records(clause, named) for clause in clauses],
-        "pagination_depth": depth,
+    clauses = {
+        "bm25": bm25_clause(text, bm25_fields),
+        "splade": sparse_text_clause(semantic),
+        "dense": dense_text_clause(semantic, depth),
     }
-    if filters:
-        restrict_hybrid(hybrid, neural, filters)
-    return {"hybrid": hybrid}
+    restriction = {"bool": {"filter": [dict(f) for f in filters]}} if filters else None
+    return {"hybrid": product_hybrid(text, clauses, depth, restriction, ef_search=ef_search)}
+
+
+def product_hybrid(
+    question: str,
+    clauses: Mapping[str, dict[str, Any]],
+    depth: int,
+    filters: Mapping[str, Any] | None = None,
+    *,
+    ef_search: int | None = None,
+    sparse_ann: bool = False,
+    filter_on_hybrid: bool = True,
+) -> dict[str, Any]:
+    """The body of the product's ``hybrid`` query from each component's clause (by text or by vector):
+    the one builder of /v1/search and of the clinical pipelines. The dense clause visits at least
+    ``depth`` candidates (``ef_search`` raised to it); ``filters`` restrict the hybrid query and sit
+    inside the dense clause (and a SEISMIC sparse clause: ``sparse_ann``), so their k best are found
+    *within* them, not cut from k found over everything. Sub-queries are named after their component
+    (``named_clause``), in COMPONENT_ORDER, each lifting the records ``question`` names
+    (control_plane/query/named_records.py). ``filter_on_hybrid`` False (a node before 3.0, whose hybrid
+    query has no ``filter``): each sub-query carries the filters itself, which selects the same chunks.
+    Fills ``clauses`` in place."""
+    for name, clause in clauses.items():
+        field_query = _field_query(name, clause)
+        if name == "dense":
+            if ef_search is not None:
+                field_query["method_parameters"] = {"ef_search": max(ef_search, depth)}
+            if filters is not None:
+                field_query["filter"] = filters
+        elif name == "splade" and sparse_ann and filters is not None:
+            field_query["method_parameters"]["filter"] = filters
+    named = identifier_phrases(question)
+    queries = [
+        with_named_records(named_clause(name, clauses[name]), named)
+        for name in COMPONENT_ORDER
+        if name in clauses
+    ]
+    if filters is None:
+        return {"queries": queries, "pagination_depth": depth}
+    if not filter_on_hybrid:
+        return {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}
+    return {"queries": queries, "filter": filters, "pagination_depth": depth}
+
+
+def _field_query(component: str, clause: dict[str, Any]) -> dict[str, Any]:
+    """The part of a component's clause that names its field: where its own parameters go."""
+    if component == "bm25":
+        bm25: dict[str, Any] = clause["multi_match"]
+        return bm25
+    if component == "splade":
+        field_query: dict[str, Any] = clause["neural_sparse"][SPARSE_FIELD]
+        return field_query
+    if component == "dense":
+        dense: dict[str, Any] = next(iter(clause.values()))[DENSE_FIELD]
+        return dense
+    raise ValueError(f"unknown component {component!r}; expected one of {COMPONENT_ORDER}")
+
+
+def filtered_sub_queries(
+    queries: Sequence[dict[str, Any]], filters: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Each hybrid sub-query restricted by ``filters`` itself: for a node whose hybrid query has no
+    ``filter`` (OpenSearch 2.19). The sub-query keeps its name (it sits unchanged in ``must``)."""
+    return [{"bool": {"must": [query], "filter": [filters]}} for query in queries]
 
 
 def restrict_hybrid(

@@ -21,17 +21,14 @@ from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import (
     BM25_FIELD_BOOSTS,
     COMPONENT_ORDER,
-    DENSE_FIELD,
-    SPARSE_FIELD,
     VECTOR_FIELDS,
     SparseAnn,
     bm25_clause,
     dense_vector_clause,
-    named_clause,
+    product_hybrid,
     sparse_text_clause,
     sparse_tokens_clause,
 )
-from control_plane.query.named_records import identifier_phrases, with_named_records
 from control_plane.resources.catalog import (
     render_params,
     rrf_combination_parameters,
@@ -110,40 +107,27 @@ def component_clauses(
     components: Sequence[str],
     encodings: QueryEncodings,
     depth: int,
-    knn_filter: dict[str, Any] | None = None,
-    ef_search: int | None = None,
-    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     sparse_ann: SparseAnn | None = None,
+    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
     semantic_text: str | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Each component's clause, named after the component so OpenSearch reports its score per hit
-    (matched_queries with include_named_queries_score). The k-NN clause carries the filters itself
-    (efficient filtering: k neighbours *within* the tenant) and sits in a named bool, because inside a
-    hybrid query OpenSearch 3.6 drops a `_name` set on the knn query. ``bm25_fields``: the BM25 field
-    weights (facet_json raised for a clinical intent, control_plane/clinical/facet_boost.py).
-    ``sparse_ann``: the SPLADE field is SEISMIC (its query-time parameters; query tokens are then ids).
-    ``semantic_text``: the text a doc-only sparse clause sends (default ``text``)."""
+    """Each component's clause from what the query side computed (``product_hybrid`` adds the rest).
+    ``bm25_fields``: the BM25 field weights (facet_json raised for a clinical intent,
+    control_plane/clinical/facet_boost.py). ``sparse_ann``: the SPLADE field is SEISMIC (its query-time
+    parameters; query tokens are then ids). ``semantic_text``: the text a doc-only sparse clause sends
+    (default ``text``)."""
     clauses: dict[str, dict[str, Any]] = {}
     for name in components:
         if name == "bm25":
-            clause = bm25_clause(text, bm25_fields)
+            clauses[name] = bm25_clause(text, bm25_fields)
         elif name == "splade":
-            clause = _sparse_clause(semantic_text or text, encodings, sparse_ann)
-            if sparse_ann is not None and knn_filter is not None:
-                # SEISMIC keeps its k best among the filtered chunks (as the k-NN clause does), not
-                # k from the whole index cut by the hybrid filter afterwards.
-                clause["neural_sparse"][SPARSE_FIELD]["method_parameters"]["filter"] = knn_filter
+            clauses[name] = _sparse_clause(semantic_text or text, encodings, sparse_ann)
         elif name == "dense":
             if encodings.dense_vector is None:
                 raise ValueError("the dense component needs a query vector")
-            ef = max(ef_search, depth) if ef_search is not None else None
-            knn = dense_vector_clause(encodings.dense_vector, depth, ef_search=ef)
-            if knn_filter is not None:
-                knn["knn"][DENSE_FIELD]["filter"] = knn_filter
-            clause = knn
+            clauses[name] = dense_vector_clause(encodings.dense_vector, depth)
         else:
             raise ValueError(f"unknown component {name!r}; expected one of {COMPONENT_ORDER}")
-        clauses[name] = named_clause(name, clause)
     return clauses
 
 
@@ -163,12 +147,6 @@ def sparse_ann(settings: Settings, depth: int) -> SparseAnn | None:
     if sparse.method != "seismic":
         return None
     return SparseAnn(top_n=sparse.top_n, heap_factor=sparse.heap_factor, k=depth)
-
-
-def filtered_sub_queries(queries: Sequence[dict[str, Any]], filters: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each hybrid sub-query restricted by ``filters`` itself: for a node whose hybrid query has no
-    ``filter`` (OpenSearch 2.19). The sub-query keeps its name (it sits unchanged in ``must``)."""
-    return [{"bool": {"must": [query], "filter": [filters]}} for query in queries]
 
 
 def filter_clauses(tenant_id: str, filters: Filters, facets_only: bool = False) -> list[dict[str, Any]]:
@@ -261,9 +239,9 @@ def build_request(
 ) -> OpenSearchRequest:
     """The request for ``spec`` over ``components`` (the spec's, minus any dropped by degradation).
     ``node_version``: the node's version (None: the current form), which decides two things: a hybrid
-    query takes a ``filter`` only from 3.0 (before it, each sub-query carries the filters itself,
-    ``filtered_sub_queries``, which selects the same chunks), and the pipeline is written in the form
-    that version reads (resources/versions.py: pipeline_for_version).
+    query takes a ``filter`` only from 3.0 (before it, each sub-query carries the filters itself:
+    ``product_hybrid``), and the pipeline is written in the form that version reads
+    (resources/versions.py: pipeline_for_version).
     ``ignore_unavailable``: a missing index named in ``index`` is skipped, not an error. ``bm25_fields``:
     the BM25 field weights (facet_json raised for a clinical intent: IntentPlan.bm25_fields).
     ``semantic_text``: what a doc-only sparse clause sends as text (the clinical topic; default the
@@ -273,22 +251,17 @@ def build_request(
     depth = _depth(spec)
     facets_only = spec.granularity == "facet"
     filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters, facets_only=facets_only)}}
-    clauses = component_clauses(
+    ann = sparse_ann(settings, depth)
+    clauses = component_clauses(spec.query, components, encodings, depth, ann, bm25_fields, semantic_text)
+    hybrid = product_hybrid(
         spec.query,
-        components,
-        encodings,
+        clauses,
         depth,
-        knn_filter=filters,
+        filters,
         ef_search=settings.index.knn.ef_search,
-        bm25_fields=bm25_fields,
-        sparse_ann=sparse_ann(settings, depth),
-        semantic_text=semantic_text,
+        sparse_ann=ann is not None,
+        filter_on_hybrid=node_version is None or node_version >= HYBRID_FILTER_SINCE,
     )
-    named = identifier_phrases(spec.query)
-    queries = [with_named_records(clauses[name], named) for name in COMPONENT_ORDER if name in clauses]
-    hybrid: dict[str, Any] = {"queries": queries, "filter": filters, "pagination_depth": depth}
-    if node_version is not None and node_version < HYBRID_FILTER_SINCE:
-        hybrid = {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}
     top_n = rerank_top_n or settings.models.rerank_top_n
     body: dict[str, Any] = {
         "from": 0,

@@ -3,6 +3,7 @@ from typing import Any
 import pytest
 
 from control_plane.config.settings import Settings
+from control_plane.query.components import product_text_hybrid
 from control_plane.resources.versions import Version
 from control_plane.search.request import QueryEncodings, build_request, fetch_window, filter_clauses
 from control_plane.search.spec import Filters, SearchSpec
@@ -168,3 +169,31 @@ def test_a_seismic_index_gets_method_parameters_with_the_depth_and_the_filters()
         },
         "_name": "splade",
     }
+
+
+def test_the_api_and_the_clinical_pipelines_build_one_hybrid_shape() -> None:
+    # One builder (query/components.py product_hybrid): only how a component encodes differs between
+    # /v1/search (vectors, query tokens) and the pipelines (query text for ml-commons to encode).
+    question = "NCT01234567 statin"
+    api = _build(SearchSpec(query=question))["query"]["hybrid"]
+    text = product_text_hybrid(question, 100, [{"term": {"tenant_id": "t1"}}], ef_search=200)["hybrid"]
+    assert api["filter"] == text["filter"] and api["pagination_depth"] == text["pagination_depth"] == 100
+    assert [_names(q) for q in api["queries"]] == [_names(q) for q in text["queries"]]
+    assert [_names(q) for q in api["queries"]] == [["bm25"], ["splade"], ["dense"]]
+    assert api["queries"][0] == text["queries"][0]  # BM25, the named record lifted, is the same clause
+    lifted = {"terms": {"identifiers.keyword": ["NCT01234567"], "boost": 1000.0}}
+    assert all(q["bool"]["should"][1] == lifted for q in (*api["queries"], *text["queries"]))
+    knn = api["queries"][2]["bool"]["should"][0]["bool"]["must"][0]["knn"]["embedding"]
+    neural = text["queries"][2]["bool"]["should"][0]["bool"]["must"][0]["neural"]["embedding"]
+    for key in ("filter", "method_parameters", "k"):
+        assert knn[key] == neural[key], key
+
+
+def _names(node: Any) -> list[str]:
+    """Every ``_name`` in a clause, depth first."""
+    if isinstance(node, dict):
+        own = [node["_name"]] if isinstance(node.get("_name"), str) else []
+        return own + [name for value in node.values() for name in _names(value)]
+    if isinstance(node, list):
+        return [name for value in node for name in _names(value)]
+    return []

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchmarks.answer_size.compute import FormSummary
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
@@ -32,12 +32,14 @@ def render_report(header: Header, forms: Sequence[FormSummary]) -> str:
     ]
     by_form = {f.form: f for f in forms}
     lines = [
-        f"# Answer size: `{header.index}` through `{header.pipeline}`, {header.size} hits",
-        "",
-        *header.run.lines(),
-        "- each query sent twice, whole and lean `_source` (order alternating per query); bytes are the "
-        "response body; milliseconds client-side, keep-alive session",
-        "",
+        *report_opening(
+            f"Answer size: `{header.index}` through `{header.pipeline}`, {header.size} hits",
+            header.run,
+            [
+                "- each query sent twice, whole and lean `_source` (order alternating per query); bytes are "
+                "the response body; milliseconds client-side, keep-alive session"
+            ],
+        ),
         *markdown_table(
             ["_source", "answers", "median KiB", "median KiB / hit", "P50 ms", "P95 ms"], rows, align="lrrrrr"
         ),

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import bm25_grid
@@ -17,10 +15,9 @@ from benchmarks.bm25_grid.compute import DEEPEST, fusion_parameters, search_grid
 from benchmarks.bm25_grid.measure import prepare
 from benchmarks.bm25_grid.render import plot
 from benchmarks.bm25_grid.report import Header, render_report
-from benchmarks.fusion_grid.report import RunHeader
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 
 PROG = "python -m benchmarks.bm25_grid"
 
@@ -42,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     client = make_client(settings.opensearch)
     started = time.monotonic()
@@ -52,16 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fusion = fusion_parameters(settings)
     grid = search_grid(prepared, fusion, (settings.index.bm25.k1, settings.index.bm25.b))
     plot_path = args.out.with_suffix(".png")
-    run = RunHeader(
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
-        machine=describe_machine(),
-        load_average=os.getloadavg()[0],
-        date=datetime.now(UTC),
-        splits=tuple(p.split for p in prepared.values()),
-        seconds=time.monotonic() - started,
-    )
     header = Header(
-        run,
+        finished_run(PROG, argv, load_before, seconds=time.monotonic() - started),
+        tuple(p.split for p in prepared.values()),
         settings.models.dense,
         settings.models.sparse,
         fusion.weights,

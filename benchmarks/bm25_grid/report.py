@@ -6,13 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from benchmarks.bm25_grid.compute import MIN_GAIN, Grid, Point, Table, Tables
-from benchmarks.fusion_grid.report import RunHeader, run_lines
+from benchmarks.fusion_grid.compute import Split
+from benchmarks.fusion_grid.report import splits_line
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    run: RunHeader
+    run: RunStamp
+    splits: tuple[Split, ...]
     dense_model: str
     sparse_model: str
     fusion_weights: Mapping[str, float]
@@ -40,14 +43,17 @@ def render_report(grid: Grid, tables: Tables, header: Header) -> str:
         f"{p.depths}: " + ", ".join(f"{s} {grid.scored[p][s].recall:.4f}" for s in grid.scored[p])
         for p in grid.depths
     )
-    lines = [
-        "# BM25 similarity, field boosts and candidate depth on non-test splits",
-        "",
-        *run_lines("benchmarks.bm25_grid", header.run),
-        f"Models: dense {header.dense_model}, sparse {header.sparse_model}; fusion weights "
+    models = (
+        f"- models: dense {header.dense_model}, sparse {header.sparse_model}; fusion weights "
         f"{header.fusion_weights}, RRF k {header.rrf_rank_constant}. nDCG@10 at the "
-        "document level (best chunk); Δ and p (paired randomization) against the current setting.",
-        "",
+        "document level (best chunk); Δ and p (paired randomization) against the current setting."
+    )
+    lines = [
+        *report_opening(
+            "BM25 similarity, field boosts and candidate depth on non-test splits",
+            header.run,
+            [splits_line(header.splits), models],
+        ),
         "Reference check — mean top-10 overlap of the exact BM25 with OpenSearch's at the index's "
         f"k1 {baseline.k1:g} / b {baseline.b:g}: "
         + ", ".join(f"{s} {v:.3f}" for s, v in grid.parities.items()),

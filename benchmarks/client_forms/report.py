@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from benchmarks.client_forms.compute import ADDED_P95_MS, WITHIN_PLAIN, FormVerdict, added_p95
 from benchmarks.client_forms.measure import EXPLICIT, PLAIN_FORM
 from benchmarks.clinical_pipelines.compute import Latency
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,9 @@ def render_report(findings: Findings, context: RunStamp, index: str) -> str:
     explicit, plain = findings.latency[EXPLICIT], findings.latency[PLAIN_FORM]
     added = added_p95(plain, explicit)
     lines = [
-        "# Client forms and RAG libraries through the clinical pipelines",
-        "",
-        *context.lines(),
-        f"- index `{index}`",
-        "",
+        *report_opening(
+            "Client forms and RAG libraries through the clinical pipelines", context, [f"- index `{index}`"]
+        ),
         "## nDCG@10 of each form against the plain form",
         "Each form is a body a client or a library sends (benchmarks/client_forms/forms.py), "
         "or the library's own retriever (libraries.py), through the clinical pipeline of each fusion.",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from benchmarks.clinical_pipelines.compute import Latency, Verdict
 from benchmarks.clinical_pipelines.measure import Relevance
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
@@ -38,11 +38,11 @@ def render_report(findings: Findings, context: RunStamp, index: str) -> str:
     ]
     verdict_rows = [[v.target, v.measured, "met" if v.met else "MISSED"] for v in findings.verdicts]
     lines = [
-        "# Clinical search pipelines against the README's query and /v1/search",
-        "",
-        *context.lines(),
-        f"- index `{index}`; every request leaves `embedding` and `sparse_terms` out of `_source`",
-        "",
+        *report_opening(
+            "Clinical search pipelines against the README's query and /v1/search",
+            context,
+            [f"- index `{index}`; every request leaves `embedding` and `sparse_terms` out of `_source`"],
+        ),
         "## nDCG@10",
         "(a0) the README's explicit hybrid query as sent before it set `pagination_depth`; (a) as the README "
         'sends it now (`pagination_depth` 100); (b) `{"match": {"text": ...}}` through the clinical '

@@ -4,11 +4,9 @@ every routing variant, write the report and its plot."""
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
+import os
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import clinical_relevance
@@ -16,9 +14,9 @@ from benchmarks.clinical_relevance.compute import fusion_figures
 from benchmarks.clinical_relevance.measure import capture, detection, end_to_end
 from benchmarks.clinical_relevance.render import plot_groups
 from benchmarks.clinical_relevance.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.search.service import SearchService
 from control_plane.search.spec import FusionMethod
 from control_plane.testsets.catalog import load_test_set
@@ -47,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.grid and not args.test_set.endswith("/dev"):
         parser.error("--grid chooses settings: run it on a dev split only")
 
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     chosen = settings.search.section_routing
     service = SearchService(make_client(settings.opensearch), settings)
@@ -54,7 +53,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = list(test_set.queries())
     qrels = test_set.qrels()
     started = time.perf_counter()
-    date, machine = datetime.now(UTC), describe_machine()
     fusions = []
     for fusion in FUSIONS:
         captured = capture(service, settings, queries, fusion, args.index, args.tenant)
@@ -64,14 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     plot_path = args.out.with_suffix(".png")
     plot_groups(fusions, plot_path)
     header = Header(
+        run=finished_run(PROG, argv, load_before, seconds=time.perf_counter() - started),
         test_set=args.test_set,
-        date=date,
-        machine=machine,
         queries=len(queries),
         index=args.index,
-        arguments=shlex.join(argv if argv is not None else sys.argv[1:]),
         routing=chosen,
-        seconds=time.perf_counter() - started,
         plot_name=plot_path.name,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.clinical_relevance.compute import Change, Comparison, FusionFigures, GridRow
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.clinical.intent_quality import QualityReport
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.reports.markdown import markdown_table
@@ -15,16 +15,13 @@ from control_plane.reports.markdown import markdown_table
 
 @dataclass(frozen=True)
 class Header:
-    """What was run, where, when, with which routing settings, and how long it took."""
+    """The run, then what it searched and with which routing settings."""
 
+    run: RunStamp
     test_set: str
-    date: datetime
-    machine: str
     queries: int
     index: str
-    arguments: str
     routing: SectionRoutingSettings
-    seconds: float
     plot_name: str
 
 
@@ -95,16 +92,11 @@ def detection_lines(report: QualityReport) -> list[str]:
 def render_report(header: Header, fusions: Sequence[FusionFigures], detection: QualityReport) -> str:
     routing = header.routing
     lines = [
-        f"# Clinical relevance: {header.test_set}",
-        "",
-        f"Run {header.date:%Y-%m-%d %H:%M} UTC on {header.machine}; {header.queries} queries, index "
-        f"`{header.index}`.",
-        "",
-        "```",
-        "BIOHYBRID_CONFIG=control_plane/config/local.yaml "
-        "python -m benchmarks.clinical_relevance " + header.arguments,
-        "```",
-        "",
+        *report_opening(
+            f"Clinical relevance: {header.test_set}",
+            header.run,
+            [f"- {header.queries} queries, index `{header.index}`"],
+        ),
         f"Routing settings (search.section_routing): weight {routing.weight}, min_topicality "
         f"{routing.min_topicality}, max_documents {routing.max_documents}, depth {routing.depth}, "
         f"fetch_sections {routing.fetch_sections}. Cells: mean (difference from boosts off); "
@@ -124,6 +116,5 @@ def render_report(header: Header, fusions: Sequence[FusionFigures], detection: Q
     for figures in fusions:
         if figures.grid:
             lines += grid_table(figures.fusion, figures.grid)
-    lines += ["", f"![per-intent nDCG@10, boosts off and on]({header.plot_name})", ""]
-    lines.append(f"Took {header.seconds:.0f} s.")
+    lines += ["", f"![per-intent nDCG@10, boosts off and on]({header.plot_name})"]
     return "\n".join(lines) + "\n"

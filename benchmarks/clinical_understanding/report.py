@@ -12,7 +12,7 @@ from benchmarks.clinical_understanding.compute import (
     question_groups,
 )
 from benchmarks.clinical_understanding.measure import SplitRun
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.clinical.intent_quality import Counts
 from control_plane.reports.markdown import markdown_table
 
@@ -74,16 +74,15 @@ def named_table(split: str, runs: Sequence[SplitRun]) -> list[str]:
 
 
 def render_report(findings: Findings, context: RunStamp, index: str) -> str:
-    lines = [
-        "# Clinical understanding on natural questions",
-        "",
-        *context.lines(),
+    opening = [
         f"- index `{index}`; nDCG@10 at chunk level against each split's qrels",
         "- `/v1/search off|on`: /v1/search's service with `boosts` false|true (its weights per query type"
         " under weighted fusion, the section fetch on); `direct off`: the README's explicit hybrid query"
         ' through `hybrid-<fusion>`; `direct on`: `{"match": {"text": ...}}` through `clinical-<fusion>`',
         "- weighted = min-max normalisation, weighted arithmetic mean; rrf = rank constant 60",
-        "",
+    ]
+    lines = [
+        *report_opening("Clinical understanding on natural questions", context, opening),
         f"## Targets ({findings.verdict_split})",
         "",
         *markdown_table(

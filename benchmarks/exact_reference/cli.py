@@ -4,9 +4,8 @@ then write the report."""
 from __future__ import annotations
 
 import argparse
-import sys
+import os
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import exact_reference
@@ -19,6 +18,7 @@ from benchmarks.exact_reference.measure import (
     measure_lists,
 )
 from benchmarks.exact_reference.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
 from control_plane.evaluation.exact import ExactIndex, FusionParameters
@@ -52,6 +52,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     settings = load_settings()
     client = make_client(settings.opensearch)
@@ -70,17 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     pipelines = {name: inline_pipeline(settings, file) for name, file in PIPELINE_FILES.items()}
     lists = measure_lists(client, options, index, encoded, pipelines)
     figures = compare(lists, index.doc_of, parameters, qrels, options)
-    command = " ".join(["python -m benchmarks.exact_reference", *(argv or sys.argv[1:])])
+    run = finished_run(PROG, argv, load_before, seconds=time.perf_counter() - started)
     header = Header(
+        run,
         options,
         args.test_set,
         len(queries),
         snapshot.key,
         parameters,
-        command,
-        time.perf_counter() - started,
         describe_knn(client, options.index),
-        datetime.now(UTC).date(),
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(figures, header), encoding="utf-8")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date
 
 from benchmarks.exact_reference.figures import KNN_RECALL_K, Figures, Options, mean
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.evaluation.exact import FusionParameters
 from control_plane.reports.markdown import markdown_table
 
@@ -18,25 +18,20 @@ KNN_TARGET = 0.98
 class Header:
     """What the report says about the run besides the figures."""
 
+    run: RunStamp
     options: Options
     test_set_id: str
     query_count: int
     snapshot_key: str
     parameters: FusionParameters
-    command: str
-    seconds: float
     knn_index: str
-    run_date: date
 
 
 def render_report(figures: Figures, header: Header) -> str:
     options, parameters = header.options, header.parameters
     knn = figures.knn_recall
     knn_mean = mean(knn)
-    lines = [
-        f"# Exact-search reference: {options.index} on {header.test_set_id}",
-        "",
-        f"- command: `{header.command}` ({header.seconds:.0f} s, {header.run_date.isoformat()})",
+    opening = [
         f"- {header.query_count} queries; snapshot `{header.snapshot_key}` (index uuid-docs-max_seq_no); "
         f"candidate depth {options.candidate_depth} chunks per component (k-NN `k`, hybrid "
         f"`pagination_depth`); runs of {options.depth} documents (chunks collapsed to documents by "
@@ -48,7 +43,11 @@ def render_report(figures: Figures, header: Header) -> str:
         "- OpenSearch and the exact reference get the same query encodings (MiniLM vector, SPLADE tokens) "
         "and the same BM25 terms (the index's analyzer via `_analyze`); documents' terms come from "
         "`_mtermvectors`, vectors and SPLADE weights from `_source`.",
-        "",
+    ]
+    lines = [
+        *report_opening(
+            f"Exact-search reference: {options.index} on {header.test_set_id}", header.run, opening
+        ),
         "## k-NN recall of the index against exhaustive search (chunk level)",
         "",
         f"- **Recall@{KNN_RECALL_K}: {knn_mean:.4f}** (k = {KNN_RECALL_K}; target ≥ {KNN_TARGET}: "

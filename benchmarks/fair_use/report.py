@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from benchmarks.clinical_pipelines.compute import Latency
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 
 MAX_P95_RATIO = 1.5
 
@@ -33,10 +33,9 @@ def render_report(findings: Findings, run: RunStamp) -> str:
     abusive = ", ".join(f"{status}: {count}" for status, count in sorted(f.abusive.items()))
     return "\n".join(
         [
-            "# Fair use: another key's searches during one key's burst of oversized questions",
-            "",
-            *run.lines(),
-            "",
+            *report_opening(
+                "Fair use: another key's searches during one key's burst of oversized questions", run
+            ),
             f"The abusive key: {f.threads} threads of {f.chars:,}-character questions, each waiting out "
             f"Retry-After after a 429; its answers: {abusive}. Key limits in force: {f.key_limits}.",
             "",

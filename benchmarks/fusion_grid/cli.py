@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import fusion_grid
@@ -20,10 +17,10 @@ from benchmarks.fusion_grid.compute import (
     summarize,
 )
 from benchmarks.fusion_grid.render import plot
-from benchmarks.fusion_grid.report import Header, RunHeader, render_report
+from benchmarks.fusion_grid.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 
 PROG = "python -m benchmarks.fusion_grid"
 
@@ -55,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     depth = args.depth or settings.search.candidate_depth
     client = make_client(settings.opensearch)
@@ -69,15 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     grid = score_against_current(splits, current_settings(settings), depth)
     plot_path = args.out.with_suffix(".png")
-    run = RunHeader(
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
-        machine=describe_machine(),
-        load_average=os.getloadavg()[0],
-        date=datetime.now(UTC),
-        splits=tuple(splits),
-        seconds=time.monotonic() - started,
-    )
-    header = Header(run, settings.models.dense, settings.models.sparse, depth, plot_path.name)
+    run = finished_run(PROG, argv, load_before, seconds=time.monotonic() - started)
+    header = Header(run, tuple(splits), settings.models.dense, settings.models.sparse, depth, plot_path.name)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(summarize(grid), header), encoding="utf-8")
     plot(grid.scored, plot_path)

@@ -1,46 +1,29 @@
-"""The fusion-grid report: the summary and a run header -> markdown (no I/O). ``RunHeader`` and
-``run_lines`` are shared with the BM25 grid, whose header starts the same way."""
+"""The fusion-grid report: the summary and a run header -> markdown (no I/O). ``splits_line`` is shared
+with the BM25 grid, which searches the same splits."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.fusion_grid.compute import Row, Split, Summary
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
-
-CONFIG_PREFIX = "BIOHYBRID_CONFIG=control_plane/config/local.yaml"
-
-
-@dataclass(frozen=True)
-class RunHeader:
-    """How a grid was run: its arguments (shell-quoted), where, when, over which splits, how long."""
-
-    arguments: str
-    machine: str
-    load_average: float
-    date: datetime
-    splits: tuple[Split, ...]
-    seconds: float
 
 
 @dataclass(frozen=True)
 class Header:
-    run: RunHeader
+    run: RunStamp
+    splits: tuple[Split, ...]
     dense_model: str
     sparse_model: str
     depth: int
     plot_name: str
 
 
-def run_lines(module: str, run: RunHeader) -> list[str]:
-    """The header's command and machine lines."""
-    queries = ", ".join(f"{s.test_set} {len(s.lists)} queries over {s.index}" for s in run.splits)
-    return [
-        f"Command: `{CONFIG_PREFIX} python -m {module} {run.arguments}`",
-        f"Machine: {run.machine}; load average {run.load_average:.1f}; "
-        f"{run.date:%Y-%m-%d %H:%M} UTC; {queries}; {run.seconds:.0f} s.",
-    ]
+def splits_line(splits: Sequence[Split]) -> str:
+    """The header's line of the splits searched: each one's queries and index."""
+    return "- splits: " + ", ".join(f"{s.test_set} {len(s.lists)} queries over {s.index}" for s in splits)
 
 
 def _cells(row: Row) -> list[str]:
@@ -54,13 +37,16 @@ def _cells(row: Row) -> list[str]:
 def render_report(summary: Summary, header: Header) -> str:
     columns = [column for s in summary.splits for column in (f"{s} nDCG@10", "Δ", "p", "R@100")]
     best_weighted, best_rrf = summary.best_weighted, summary.best_rrf
+    models = (
+        f"- models: dense {header.dense_model}, sparse {header.sparse_model}; {header.depth} chunks per "
+        "component, fused in-process, documents ranked by their best chunk. Weights are bm25/splade/dense."
+    )
     lines = [
-        "# Fusion grid: min-max weights, RRF rank constants and weighted RRF on non-test splits",
-        "",
-        *run_lines("benchmarks.fusion_grid", header.run),
-        f"Models: dense {header.dense_model}, sparse {header.sparse_model}; {header.depth} chunks per "
-        "component, fused in-process, documents ranked by their best chunk. Weights are bm25/splade/dense.",
-        "",
+        *report_opening(
+            "Fusion grid: min-max weights, RRF rank constants and weighted RRF on non-test splits",
+            header.run,
+            [splits_line(header.splits), models],
+        ),
         f"![min-max and weighted-RRF nDCG@10 over the weights]({header.plot_name})",
         "",
         *markdown_table(["setting", "mean nDCG@10", *columns], [_cells(row) for row in summary.rows]),

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import time
-from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import fusion_stability
@@ -24,8 +21,9 @@ from benchmarks.fusion_stability.compute import (
 )
 from benchmarks.fusion_stability.render import plot
 from benchmarks.fusion_stability.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
-from control_plane.config.settings import ENV_CONFIG_FILE, ConfigError, load_settings
+from control_plane.config.settings import ConfigError, load_settings
 from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.runner import EvaluationError
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
@@ -50,17 +48,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _command(argv: Sequence[str]) -> str:
-    prefix = f"{ENV_CONFIG_FILE}={os.environ[ENV_CONFIG_FILE]} " if ENV_CONFIG_FILE in os.environ else ""
-    return prefix + shlex.join(["python", "-m", "benchmarks.fusion_stability", *argv])
-
-
 def main(argv: list[str] | None = None) -> int:
     from control_plane.evaluation.settings import load_evaluation_settings
     from control_plane.testsets.catalog import load_test_set
 
     args = _arguments(argv)
-    started_at = datetime.now(UTC)
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     rule = PairRule(max_pairs_per_set=args.max_pairs_per_set)
     try:
@@ -102,11 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         else None
     )
     chunks, documents = index_size(client, index)
+    machine = describe_machine(f"OpenSearch {client.info()['version']['number']}")
     header = Header(
-        command=_command(argv if argv is not None else sys.argv[1:]),
-        machine=describe_machine(f"OpenSearch {client.info()['version']['number']}"),
-        started_at=started_at,
-        seconds=time.perf_counter() - started,
+        run=finished_run(PROG, argv, load_before, seconds=time.perf_counter() - started, machine=machine),
         test_set_id=args.test_set,
         index=index,
         index_chunks=chunks,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.fusion_stability.compute import (
     COMPARED,
@@ -13,6 +12,7 @@ from benchmarks.fusion_stability.compute import (
     ConfigurationStability,
     PairSet,
 )
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.measures.stability import HIGHER_IS_STABLER, MEASURES, NEAR_DUPLICATE_OVERLAP, PairRule
 from control_plane.reports.markdown import markdown_table
 
@@ -27,12 +27,9 @@ LABELS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Header:
-    """What the report says about the run: command, machine, date, index and the test's settings."""
+    """What the report says about the run: the run itself, the index and the test's settings."""
 
-    command: str
-    machine: str
-    started_at: datetime
-    seconds: float
+    run: RunStamp
     test_set_id: str
     index: str
     index_chunks: int
@@ -145,17 +142,14 @@ def render_report(
     plot_name: str,
 ) -> str:
     counts = {stratum: pair_set.strata.count(stratum) for stratum in STRATA}
-    lines = [
-        f"# Fusion stability across paraphrases ({header.test_set_id})",
-        "",
-        f"- Command: `{header.command}`",
-        f"- Machine: {header.machine}",
-        f"- Date: {header.started_at:%Y-%m-%d %H:%M:%S} UTC; {header.seconds:.0f} s for "
-        f"{len(results)} configurations x {len(pair_set.query_ids)} queries",
+    opening = [
+        f"- {len(results)} configurations x {len(pair_set.query_ids)} queries",
         f"- Index `{header.index}` ({header.index_chunks} chunks of {header.index_documents} documents), "
         f"searched through SearchService at document level as `biohybrid evaluate` does: "
         f"{header.depth} documents per query from {header.candidate_depth} chunks per component",
-        "",
+    ]
+    lines = [
+        *report_opening(f"Fusion stability across paraphrases ({header.test_set_id})", header.run, opening),
         "## Pairs",
         "",
         f"Rule: {header.rule.describe()}.",

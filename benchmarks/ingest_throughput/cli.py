@@ -6,7 +6,6 @@ import argparse
 import os
 import platform
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import ingest_throughput
@@ -17,6 +16,7 @@ from benchmarks.ingest_throughput.compute import (
     measure_ingest,
 )
 from benchmarks.ingest_throughput.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.config.settings import ConfigError, load_settings
 
 PROG = "python -m benchmarks.ingest_throughput"
@@ -64,13 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, KeepIndexError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    header = Header(
-        arguments=tuple(argv or sys.argv[1:]),
-        architecture=platform.machine(),
-        cpus=os.cpu_count(),
-        cpu_model=cpu_model(),
-        day=datetime.now(UTC).date(),
-    )
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, {cpu_model()}"
+    # The load average before is the ingest's own (taken just before it, the models loaded).
+    header = Header(finished_run(PROG, argv, run.load_before, machine=machine))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(run, header), encoding="utf-8")
     print(

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 
 from benchmarks.ingest_throughput.compute import IngestRun
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
-
-COMMAND = "python -m benchmarks.ingest_throughput"
 
 
 @dataclass(frozen=True)
 class Header:
-    """The run's arguments, the machine (architecture, CPUs, CPU model) and the day."""
+    """The run: its command, the machine (architecture, CPUs, CPU model), the date, the load average."""
 
-    arguments: tuple[str, ...]
-    architecture: str
-    cpus: int | None
-    cpu_model: str
-    day: date
+    run: RunStamp
 
 
 def render_report(run: IngestRun, header: Header) -> str:
@@ -37,21 +31,18 @@ def render_report(run: IngestRun, header: Header) -> str:
         align="lrr",
     )
     target = "met" if run.ratio >= 0.9 else "missed"
-    lines = [
-        f"# Ingest throughput: {run.source}",
-        "",
-        f"- command: `{' '.join([COMMAND, *header.arguments])}`",
-        f"- machine: {header.architecture}, {header.cpus} CPUs, {header.cpu_model}; onnxruntime providers "
-        f"{run.providers}; {header.day.isoformat()}",
-        f"- 1-minute load average before / after: {run.load_before:.2f} / {run.load_after:.2f} "
-        "(above the CPU count means other work shared the cores)",
+    opening = [
+        f"- onnxruntime providers {run.providers}",
+        "- a load average above the CPU count means other work shared the cores",
         f"- documents {summary.documents:,}, chunks {summary.chunks:,}, parse errors {summary.parse_errors}, "
         f"index failures {summary.index_failures}, duplicates skipped {summary.duplicates}",
         f"- **end to end: {summary.chunks_per_s:.1f} chunks/s** ({summary.seconds:.1f} s)",
         f"- pure encoding of {_encoded(run)}, same models, just before: "
         f"{run.encode_only.chunks_per_s:.1f} chunks/s ({run.encode_only.seconds:.1f} s)",
         f"- **end to end / pure encoding: {run.ratio:.2f}** (target >= 0.90: {target})",
-        "",
+    ]
+    lines = [
+        *report_opening(f"Ingest throughput: {run.source}", header.run, opening),
         *table,
         "",
         f"The bulk writes run on a background thread beside these stages: {summary.index_s:.1f} s of bulk "

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import learned_ranker
@@ -18,9 +15,9 @@ from benchmarks.learned_ranker.compute import VARIANTS, score, summarize, train
 from benchmarks.learned_ranker.measure import gather
 from benchmarks.learned_ranker.render import plot
 from benchmarks.learned_ranker.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 
 PROG = "python -m benchmarks.learned_ranker"
 
@@ -50,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     depth = args.depth or settings.models.rerank_top_n
     blend = (settings.models.rerank_top_n, settings.models.rerank_model_weight)
@@ -68,11 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results[split[0]] = score(items, qrels, rankers, blend)
     plot_path = args.out.with_suffix(".png")
     header = Header(
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
-        machine=describe_machine(),
-        load_average=os.getloadavg()[0],
-        date=datetime.now(UTC),
-        seconds=time.monotonic() - started,
+        run=finished_run(PROG, argv, load_before, seconds=time.monotonic() - started),
         pipeline=args.pipeline,
         depth=depth,
         model=model,

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.learned_ranker.compute import Importance, SplitScores, Summary, Verdict
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    """How the rankers were trained and the benchmark run: where, when, for how long."""
+    """The run, and how the rankers were trained."""
 
-    arguments: str
-    machine: str
-    load_average: float
-    date: datetime
-    seconds: float
+    run: RunStamp
     pipeline: str
     depth: int
     model: str
@@ -27,18 +23,16 @@ class Header:
 
 
 def header_lines(header: Header) -> list[str]:
-    return [
-        "# Learned ranker over the fused candidates (LightGBM LambdaRank)",
-        "",
-        "Command: `BIOHYBRID_CONFIG=control_plane/config/local.yaml "
-        f"python -m benchmarks.learned_ranker {header.arguments}`",
-        f"Machine: {header.machine}; load average {header.load_average:.1f}; "
-        f"{header.date:%Y-%m-%d %H:%M} UTC; {header.seconds:.0f} s.",
-        f"Candidates: pipeline {header.pipeline}, top {header.depth} chunks; cross-encoder {header.model}; "
+    candidates = (
+        f"- candidates: pipeline {header.pipeline}, top {header.depth} chunks; cross-encoder {header.model}; "
         f"trained on {header.train_queries} {header.train_split} queries (a fifth of them for early "
         "stopping). Documents ranked by their best chunk; Δ and p (paired randomization) against the "
-        "fused order.",
-        "",
+        "fused order."
+    )
+    return [
+        *report_opening(
+            "Learned ranker over the fused candidates (LightGBM LambdaRank)", header.run, [candidates]
+        ),
         f"![nDCG@10 minus the fused order]({header.plot_name})",
         "",
     ]

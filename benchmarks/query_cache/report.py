@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from benchmarks.query_cache.compute import Latency, ModeFigures
 from benchmarks.query_cache.draw import Draw
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.config.search_settings import QueryCacheSettings
 from control_plane.reports.markdown import markdown_table
 
@@ -48,10 +48,7 @@ def _latency_cells(latency: Latency) -> list[str]:
 
 def render_report(header: Header, figures: Sequence[ModeFigures], plot: str) -> str:
     draw, cache = header.draw, header.cache
-    lines = [
-        "# Query cache: /v1/search latency with and without the cache",
-        "",
-        *header.run.lines(),
+    opening = [
         f"- index `{header.index}` ({header.chunks:,} chunks); inference service: {header.providers}",
         f"- requests: {len(draw.queries):,} per mode, a Zipf draw (exponent {draw.exponent}, seed "
         f"`{draw.seed}`) over the {draw.pool:,} distinct queries of {header.query_sets}: popularity rank r "
@@ -66,7 +63,9 @@ def render_report(header: Header, figures: Sequence[ModeFigures], plot: str) -> 
         f"{cache.response.max_entries:,} entries / TTL {cache.response.ttl_s:g} s",
         f"- latency: client-side, from sending the request to having read the whole answer; percentiles "
         f"{header.method}",
-        "",
+    ]
+    lines = [
+        *report_opening("Query cache: /v1/search latency with and without the cache", header.run, opening),
         "## Latency (ms)",
         "",
         *markdown_table(

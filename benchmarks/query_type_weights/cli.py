@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
+import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import query_type_weights
@@ -14,9 +12,9 @@ from benchmarks.arguments import non_test_split
 from benchmarks.fusion_grid.compute import current_settings
 from benchmarks.query_type_weights.compute import choose, collect_typed
 from benchmarks.query_type_weights.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 
 PROG = "python -m benchmarks.query_type_weights"
 
@@ -37,16 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     client = make_client(settings.opensearch)
     splits, types = collect_typed(client, settings, args.split, args.depth)
     current, _ = current_settings(settings)
     choices = choose(splits, types, current, args.depth)
-    header = Header(
-        date=datetime.now(UTC),
-        machine=describe_machine(),
-        arguments=shlex.join(argv if argv is not None else sys.argv[1:]),
-    )
+    header = Header(finished_run(PROG, argv, load_before))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(choices, current, header), encoding="utf-8")
     print(args.out)

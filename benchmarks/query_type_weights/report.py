@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.fusion_grid.compute import Setting
 from benchmarks.query_type_weights.compute import TypeChoice
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    """When and where it ran, and its arguments (shell-quoted)."""
+    """The run: its command, where and when."""
 
-    date: datetime
-    machine: str
-    arguments: str
+    run: RunStamp
 
 
 def _cells(choice: TypeChoice) -> list[str]:
@@ -41,15 +39,7 @@ def render_report(choices: Sequence[TypeChoice], current: Setting, header: Heade
         "holds on every split",
     ]
     lines = [
-        "# Per-query-type fusion weights (dev splits)",
-        "",
-        f"Run {header.date:%Y-%m-%d %H:%M} UTC on {header.machine}.",
-        "",
-        "```",
-        "BIOHYBRID_CONFIG=control_plane/config/local.yaml "
-        f"python -m benchmarks.query_type_weights {header.arguments}",
-        "```",
-        "",
+        *report_opening("Per-query-type fusion weights (dev splits)", header.run),
         f"Global weights (settings fusion.weights): {current.label}.",
         "",
         *markdown_table(columns, [_cells(choice) for choice in choices]),

@@ -4,14 +4,14 @@ set."""
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks import ranking_report
 from benchmarks.ranking_report.compute import EvaluatedRun, load_runs
 from benchmarks.ranking_report.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.testsets.catalog import load_test_set
 
 PROG = "python -m benchmarks.ranking_report"
@@ -39,14 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     by_test_set: dict[str, list[EvaluatedRun]] = {}
     for test_set, label, folder in args.run:
         by_test_set.setdefault(test_set, []).extend(load_runs(label, folder))
+    test_sets = {name: (runs, load_test_set(name).qrels()) for name, runs in by_test_set.items()}
     header = Header(
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
+        run=finished_run(PROG, argv, load_before),
         preamble=args.preamble.read_text(encoding="utf-8") if args.preamble else None,
     )
-    test_sets = {name: (runs, load_test_set(name).qrels()) for name, runs in by_test_set.items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(header, test_sets), encoding="utf-8")
     print(f"wrote {args.out}")

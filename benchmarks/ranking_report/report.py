@@ -11,6 +11,7 @@ from benchmarks.ranking_report.compute import (
     EvaluatedRun,
     compare,
 )
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.measures.metrics import Qrels
 from control_plane.reports.markdown import markdown_table
 
@@ -26,9 +27,9 @@ COLUMNS = [
 
 @dataclass(frozen=True)
 class Header:
-    """The command's arguments (shell-quoted) and the preamble's markdown, if one was given."""
+    """The run and the preamble's markdown, if one was given."""
 
-    arguments: str
+    run: RunStamp
     preamble: str | None
 
 
@@ -52,12 +53,7 @@ def table(runs: Sequence[EvaluatedRun], qrels: Qrels) -> tuple[list[str], int]:
 
 def render_report(header: Header, test_sets: Mapping[str, tuple[Sequence[EvaluatedRun], Qrels]]) -> str:
     """One section per test set, in the order given: its table, what Δ and p mean, the runs' folders."""
-    lines = [
-        "# Ranking quality: every configuration against hybrid-minmax",
-        "",
-        f"Command: `python -m benchmarks.ranking_report {header.arguments}`",
-        "",
-    ]
+    lines = report_opening("Ranking quality: every configuration against hybrid-minmax", header.run)
     if header.preamble is not None:
         lines += [header.preamble.rstrip(), ""]
     for test_set, (runs, qrels) in test_sets.items():

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import rerank_blend
 from benchmarks.rerank_blend.compute import collect, evaluate_point
 from benchmarks.rerank_blend.render import plot
 from benchmarks.rerank_blend.report import Header, header_lines, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.testsets.catalog import load_test_set
 
 PROG = "python -m benchmarks.rerank_blend"
@@ -54,6 +51,7 @@ def grid_of(args: argparse.Namespace) -> list[tuple[int, float]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     settings = load_settings()
     grid = grid_of(args)
     test_set = load_test_set(args.test_set)
@@ -73,16 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     points = [evaluate_point(qrels, items, d, w) for d, w in grid]
     plot_path = args.out.with_suffix(".png")
     header = Header(
+        run=finished_run(PROG, argv, load_before, seconds=time.monotonic() - started),
         test_set=args.test_set,
         pipeline=args.pipeline,
         index=args.index,
         model=settings.models.rerank,
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
-        machine=describe_machine(),
-        load_average=os.getloadavg()[0],
-        date=datetime.now(UTC),
         queries=len(items),
-        seconds=time.monotonic() - started,
         candidates=args.candidates,
         plot_name=plot_path.name,
     )

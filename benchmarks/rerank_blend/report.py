@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.rerank_blend.compute import (
     GridPoint,
@@ -12,35 +11,31 @@ from benchmarks.rerank_blend.compute import (
     best_point,
     fused_baseline,
 )
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    """What was reranked, how the benchmark was run, where, when and for how long."""
+    """The run, and what was reranked."""
 
+    run: RunStamp
     test_set: str
     pipeline: str
     index: str
     model: str
-    arguments: str
-    machine: str
-    load_average: float
-    date: datetime
     queries: int
-    seconds: float
     candidates: int
     plot_name: str
 
 
 def header_lines(header: Header) -> list[str]:
     return [
-        f"# Rerank blend: {header.test_set}, {header.pipeline} over {header.index}, model {header.model}",
-        "",
-        f"Command: `python -m benchmarks.rerank_blend {header.arguments}`",
-        f"Machine: {header.machine}; load average {header.load_average:.1f}; "
-        f"{header.date:%Y-%m-%d %H:%M} UTC; {header.queries} queries in {header.seconds:.0f} s.",
-        "",
+        *report_opening(
+            f"Rerank blend: {header.test_set}, {header.pipeline} over {header.index}, model {header.model}",
+            header.run,
+            [f"- {header.queries} queries"],
+        ),
         "Document-level nDCG@10 and Recall@100 (best chunk per document) of the fused top "
         f"{header.candidates} chunks reranked by the blend; weight 0 is the fused ranking. p: paired "
         "randomization test against it (10,000 permutations).",

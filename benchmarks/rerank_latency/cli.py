@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
@@ -18,9 +15,9 @@ from benchmarks import rerank_latency
 from benchmarks.rerank_latency.compute import measure, summarize
 from benchmarks.rerank_latency.render import plot
 from benchmarks.rerank_latency.report import Header, render_report
+from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.testsets.catalog import is_test_split, load_test_set
 
 PROG = "python -m benchmarks.rerank_latency"
@@ -64,12 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     plot_path = args.out.with_suffix(".png")
     header = Header(
-        arguments=shlex.join(sys.argv[1:] if argv is None else list(argv)),
-        machine=describe_machine(),
-        load_before=load_before,
-        load_after=os.getloadavg()[0],
-        date=datetime.now(UTC),
-        seconds=time.monotonic() - started,
+        run=finished_run(PROG, argv, load_before, seconds=time.monotonic() - started),
         model=settings.models.rerank,
         model_weight=settings.models.rerank_model_weight,
         pipeline=args.pipeline,

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchmarks.rerank_latency.compute import Latency, Summary
+from benchmarks.run_stamp import RunStamp, report_opening
 from control_plane.reports.markdown import markdown_table
 
 
 @dataclass(frozen=True)
 class Header:
-    """What was timed, how the benchmark was run, where (load before and after), when, how long."""
+    """The run, and what was timed."""
 
-    arguments: str
-    machine: str
-    load_before: float
-    load_after: float
-    date: datetime
-    seconds: float
+    run: RunStamp
     model: str
     model_weight: float
     pipeline: str
@@ -36,17 +31,13 @@ def _row(step: str, latency: Latency) -> list[str]:
 def render_report(summary: Summary, header: Header) -> str:
     rows = [_row("search without rerank", summary.search)]
     rows += [_row(f"rerank depth {depth}", latency) for depth, latency in summary.rerank]
+    timed = (
+        f"- model {header.model} (weight {header.model_weight}), pipeline {header.pipeline} on "
+        f"{header.index}, {summary.search.n} {header.test_set} queries (one warm-up not counted). A reranked "
+        "search costs the search plus the rerank call (OpenSearch adds its processor's own small overhead)."
+    )
     lines = [
-        "# Rerank latency per depth",
-        "",
-        "Command: `BIOHYBRID_CONFIG=control_plane/config/local.yaml "
-        f"python -m benchmarks.rerank_latency {header.arguments}`",
-        f"Machine: {header.machine}; load average {header.load_before:.1f} before, "
-        f"{header.load_after:.1f} after; {header.date:%Y-%m-%d %H:%M} UTC; {header.seconds:.0f} s.",
-        f"Model {header.model} (weight {header.model_weight}), pipeline {header.pipeline} on {header.index}, "
-        f"{summary.search.n} {header.test_set} queries (one warm-up not counted). A reranked search costs "
-        "the search plus the rerank call (OpenSearch adds its processor's own small overhead).",
-        "",
+        *report_opening("Rerank latency per depth", header.run, [timed]),
         *markdown_table(["step", "n", "P50 ms", "P95 ms"], rows),
         "",
         f"![rerank latency per depth]({header.plot_name})",

@@ -7,15 +7,14 @@ import argparse
 import csv
 import json
 import os
-import shlex
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import search_latency
+from benchmarks.run_stamp import RunStamp, finished_run
 from benchmarks.search_latency.measure import (
     PATH_NAMES,
     Endpoints,
@@ -47,6 +46,7 @@ from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.formulas.percentile import PERCENTILE_METHODS
 from control_plane.testsets.catalog import Query
 
+PROG = "python -m benchmarks.search_latency"
 DEFAULT_CONFIGURATIONS = "bm25,hybrid-rrf,hybrid-minmax,hybrid-rrf+rerank"
 DEFAULT_QUERY_SETS = "nfcorpus/dev,nfcorpus/train"
 DEFAULT_SEED = "search-latency-v1"
@@ -54,7 +54,7 @@ DEFAULT_SEED = "search-latency-v1"
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.search_latency",
+        prog=PROG,
         description=search_latency.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -207,7 +207,7 @@ def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
     settings = load_settings()
     plan = plan_run(args)
     checked = check(endpoints(args, settings, args.api, args.index_pattern), plan)
-    started, clock = datetime.now(UTC), time.monotonic()
+    clock = time.monotonic()
     progress = not args.no_progress
     load_before = os.getloadavg()[0]
     ep, paths = checked.ep, checked.paths
@@ -217,18 +217,14 @@ def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
     samples, loads, stopped = run_queries(
         ep, plan.configurations, paths, plan.measured, "search latency", progress
     )
-    timing = Timing(started, time.monotonic() - clock, loads, load_before, os.getloadavg()[0])
-    command = f"python -m benchmarks.search_latency {shlex.join(argv)}"
-    return record(args, settings, plan, checked, samples, timing, command, stopped)
+    stamp = timed_run(PROG, argv, load_before, clock)
+    return record(args, settings, plan, checked, samples, loads, stamp, stopped)
 
 
-@dataclass(frozen=True)
-class Timing:
-    started: datetime
-    seconds: float
-    loads: list[float]
-    load_before: float
-    load_after: float
+def timed_run(prog: str, argv: Sequence[str] | None, load_before: float, clock: float) -> RunStamp:
+    """The run that ends now, timed from ``clock`` (``time.monotonic()``), on this benchmark's machine
+    description (architecture, CPUs, CPU model)."""
+    return finished_run(prog, argv, load_before, seconds=time.monotonic() - clock, machine=describe_machine())
 
 
 def record(
@@ -237,21 +233,16 @@ def record(
     plan: Plan,
     checked: Checked,
     samples: list[Sample],
-    timing: Timing,
-    command: str,
+    loads: list[float],
+    stamp: RunStamp,
     stopped: str | None,
 ) -> RunRecord:
     """The run as the report states it."""
     ep = checked.ep
     return RunRecord(
-        command=command,
-        started=timing.started,
-        seconds=timing.seconds,
-        machine=describe_machine(),
+        stamp=stamp,
         providers=onnx_providers((args.inference or settings.models.service_url).rstrip("/")),
-        loads=timing.loads,
-        load_before=timing.load_before,
-        load_after=timing.load_after,
+        loads=loads,
         api=ep.api,
         opensearch=ep.opensearch,
         index_pattern=ep.index_pattern,

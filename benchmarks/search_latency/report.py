@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from statistics import fmean
 
+from benchmarks.run_stamp import report_opening
 from benchmarks.search_latency.samples import (
     RunRecord,
     Sample,
@@ -101,21 +102,15 @@ def ratio_rows(run: RunRecord) -> list[list[str]]:
 
 
 def render_report(run: RunRecord) -> str:
-    loads = run.loads or [run.load_before]
+    loads = run.loads or [run.stamp.load_before]
     changed = run.counts_before != run.counts_after
     errors = Counter((s.path, s.configuration, s.error) for s in run.samples if s.error)
     degraded = Counter((s.path, s.configuration, s.degraded_by) for s in run.samples if s.degraded)
     queries = max((s.query_index for s in run.samples), default=-1) + 1
-    lines = [
-        "# Search latency: /v1/search and the same request straight to OpenSearch",
-        "",
-        f"- command: `{run.command}`",
-        f"- date: {run.started.isoformat(timespec='seconds')} (UTC), run time {run.seconds / 60:.1f} min",
-        f"- machine: {run.machine}",
+    opening = [
         f"- onnxruntime providers (inference service /v1/models): {run.providers}",
-        f"- 1-minute load average before / after: {run.load_before:.2f} / {run.load_after:.2f}; sampled "
-        f"before each query: min {min(loads):.2f}, mean {fmean(loads):.2f}, max {max(loads):.2f} (above the "
-        "CPU count means other work shared the cores)",
+        f"- 1-minute load average sampled before each query: min {min(loads):.2f}, mean {fmean(loads):.2f}, "
+        f"max {max(loads):.2f} (above the CPU count means other work shared the cores)",
         f"- API {run.api}, OpenSearch {run.opensearch}, index pattern `{run.index_pattern}`",
         f"- queries: {queries} per configuration and path ({run.warmup} warm-up queries before, not "
         f"counted): {run.query_source}" + (f"; **stopped early**: {run.stopped}" if run.stopped else ""),
@@ -135,7 +130,11 @@ def render_report(run: RunRecord) -> str:
             else " The API closes every connection (`Connection: close`, werkzeug's server), so each "
             "`api` request also pays a loopback TCP connect; OpenSearch connections are reused."
         ),
-        "",
+    ]
+    lines = [
+        *report_opening(
+            "Search latency: /v1/search and the same request straight to OpenSearch", run.stamp, opening
+        ),
         "## Index",
         "",
         *markdown_table(["index", "source", "chunks"], [[i, s, f"{n:,}"] for i, s, n in run.counts_before]),

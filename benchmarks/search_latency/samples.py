@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from statistics import fmean
 
+from benchmarks.run_stamp import RunStamp
 from control_plane.evaluation.configurations import EvalConfiguration
 from control_plane.formulas.percentile import percentile
 
@@ -49,16 +49,12 @@ def degradation_codes(component_errors: Sequence[str], reranker_error: str | Non
 
 @dataclass(frozen=True)
 class RunRecord:
-    """Everything the report states."""
+    """Everything the report states: the timed run (its command, machine, date, duration and load before
+    and after), then what it timed and what came back."""
 
-    command: str
-    started: datetime
-    seconds: float
-    machine: str
+    stamp: RunStamp
     providers: str
-    loads: list[float]
-    load_before: float
-    load_after: float
+    loads: list[float]  # sampled before each query
     api: str
     opensearch: str
     index_pattern: str

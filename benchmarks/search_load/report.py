@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from benchmarks.search_load.compute import SPEC_BAR_MS, LoadPoint, sustainable
 from control_plane.reports.markdown import markdown_table
 
@@ -32,17 +32,20 @@ def render_report(header: Header, points: Sequence[LoadPoint], figure: str) -> s
         ]
         for p in points
     ]
-    lines = [
-        f"# Search load: hybrid-rrf on `{header.index}` under 1 to many concurrent clients",
-        "",
-        *header.run.lines(),
+    opening = [
         f"- load: locust (headless), closed-loop users started at once, {header.seconds} s per point, "
         f"queries {header.queries}; locust shares the cores with the stack it measures",
         "- `api`: `POST /v1/search` `{query, size 10, fusion_method rrf}` (bm25, SPLADE and dense; the API's "
         "candidate depth, highlights); `direct-text`: the README's plain-text query (k-NN k 100, size 10, "
         "vectors left out of `_source`) to `hybrid-rrf`, encoded by ml-commons",
         "- percentiles are locust's (response times bucketed to two significant digits above 100 ms)",
-        "",
+    ]
+    lines = [
+        *report_opening(
+            f"Search load: hybrid-rrf on `{header.index}` under 1 to many concurrent clients",
+            header.run,
+            opening,
+        ),
         *markdown_table(
             ["path", "clients", "requests", "failures", "QPS", "P50 ms", "P95 ms", "P99 ms"],
             rows,

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import time
 from contextlib import ExitStack
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 from opensearchpy import OpenSearch
@@ -178,7 +176,6 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     step_args = [_latency_args(args, out) for out in outs]
     plan = latency_cli.plan_run(step_args[0])
     progress = not args.no_progress
-    command = f"{PROG} {shlex.join(argv if argv is not None else sys.argv[1:])}"
     try:
         with ExitStack() as apis:
             checked = []
@@ -189,19 +186,17 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
                 checked.append(latency_cli.check(latency_cli.endpoints(a, settings, api, step.index), plan))
             paths = [p for p in checked[0].paths if all(p in c.paths for c in checked)]
             eps = [c.ep for c in checked]
-            started, clock, before = datetime.now(UTC), time.monotonic(), os.getloadavg()[0]
+            clock, before = time.monotonic(), os.getloadavg()[0]
             _, _, stopped = run_interleaved(eps, plan.configurations, paths, plan.warmup, "warm-up", progress)
             if stopped:
                 raise SetupError(f"warm-up stopped: {stopped}")
             samples, loads, stopped = run_interleaved(
                 eps, plan.configurations, paths, plan.measured, "search scale", progress
             )
-            timing = latency_cli.Timing(started, time.monotonic() - clock, loads, before, os.getloadavg()[0])
+            stamp = latency_cli.timed_run(PROG, argv, before, clock)
             runs = []
             for step, a, c, s, out in zip(steps, step_args, checked, samples, outs, strict=True):
-                run = latency_cli.record(
-                    a, settings, plan, replace(c, paths=paths), s, timing, command, stopped
-                )
+                run = latency_cli.record(a, settings, plan, replace(c, paths=paths), s, loads, stamp, stopped)
                 latency_cli.write_outputs(run, out)
                 runs.append(StepRun(step, run, f"{folder.name}/{out.name}"))
         if stopped:
@@ -217,7 +212,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     plot = args.out.with_suffix(".png")
     plot_growth(runs, args.source_index, args.percentile_method, plot)
     header = Header(
-        context=finished_run(PROG, argv, load_before),
+        run=finished_run(PROG, argv, load_before),
         queries=args.queries,
         warmup=args.warmup,
         query_source=plan.source,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from benchmarks.search_latency.samples import summarise
 from benchmarks.search_scale.compute import (
     GROWTH_TARGET,
@@ -21,7 +21,7 @@ from control_plane.reports.markdown import markdown_table
 class Header:
     """The run as a whole: command, machine, load; the per-step runs state their own details."""
 
-    context: RunStamp
+    run: RunStamp
     queries: int
     warmup: int
     query_source: str
@@ -105,10 +105,7 @@ def render_report(
     sizes = [_label(r) for r in ordered]
     failed, degraded = error_total(ordered)
     largest = series[-1]
-    lines = [
-        "# Search latency at growing index sizes",
-        "",
-        *header.context.lines(),
+    opening = [
         f"- inference service: {header.providers}",
         f"- queries: {header.queries} per configuration, path and size ({header.warmup} warm-up queries "
         f"first, not counted): {header.query_source}",
@@ -118,7 +115,9 @@ def render_report(
         "path, all three orders rotating per query, so a load swing on the shared machine reaches every "
         "size alike; each size has a control API of its own (`search.index_pattern` = its index), the "
         "direct paths send to the same index",
-        "",
+    ]
+    lines = [
+        *report_opening("Search latency at growing index sizes", header.run, opening),
         "## Indices",
         "",
         *markdown_table(

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     if plot is not None:
         render_plot(splits, plot)
     header = Header(
-        context=finished_run(PROG, argv, load_before),
+        run=finished_run(PROG, argv, load_before),
         opensearch=str(client.info()["version"]["number"]),
         seismic_index={k: ("OpenSearch default" if v is None else v) for k, v in seismic_index.items()},
         seismic_query=ann,

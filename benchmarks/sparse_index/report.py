@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchmarks.run_stamp import RunStamp
+from benchmarks.run_stamp import RunStamp, report_opening
 from benchmarks.sparse_index.compute import Row, SplitFigures
 from benchmarks.sparse_index.measure import Configuration
 from control_plane.config.search_settings import SparseTwoPhaseSettings
@@ -15,7 +15,7 @@ from control_plane.reports.markdown import markdown_table
 
 @dataclass(frozen=True)
 class Header:
-    context: RunStamp
+    run: RunStamp
     opensearch: str
     seismic_index: dict[str, object]
     seismic_query: SparseAnn
@@ -27,19 +27,18 @@ class Header:
 def render_report(splits: Sequence[SplitFigures], header: Header) -> str:
     ann, two = header.seismic_query, header.two_phase
     index_parameters = ", ".join(f"{k} {v}" for k, v in header.seismic_index.items())
+    sizes = "; ".join(
+        f"{s.test_set_id} over {s.index} ({s.variants[0].documents:,} chunks, {s.queries} queries"
+        + ("" if s.judged else ", no judgments")
+        + ")"
+        for s in splits
+    )
     lines = [
-        "# Learned-sparse index and query mode: rank_features vs SEISMIC vs the two-phase processor",
-        "",
-        *header.context.lines(),
-        f"- OpenSearch {header.opensearch}",
-        "- sizes: "
-        + "; ".join(
-            f"{s.test_set_id} over {s.index} ({s.variants[0].documents:,} chunks, {s.queries} queries"
-            + ("" if s.judged else ", no judgments")
-            + ")"
-            for s in splits
+        *report_opening(
+            "Learned-sparse index and query mode: rank_features vs SEISMIC vs the two-phase processor",
+            header.run,
+            [f"- OpenSearch {header.opensearch}", f"- sizes: {sizes}"],
         ),
-        "",
         _scope(splits),
         "",
         "## Setup",

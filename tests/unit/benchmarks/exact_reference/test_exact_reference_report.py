@@ -1,10 +1,9 @@
 """The exact-reference report from hand-made figures: recall against the target, the aligned tables and
 which approximation a gap is put down to."""
 
-from datetime import date
-
 from benchmarks.exact_reference.figures import Figures, Options, Parity
 from benchmarks.exact_reference.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
 from control_plane.evaluation.exact import FusionParameters
 
 
@@ -27,22 +26,32 @@ FIGURES = Figures(
     changed={"bm25": 0, "hybrid-rrf": 3},
 )
 HEADER = Header(
+    run=RunStamp(
+        "python -m benchmarks.exact_reference --out r.md",
+        "vm",
+        "2026-11-22 10:00 UTC",
+        0.5,
+        0.7,
+        seconds=106.2,
+    ),
     options=Options("chunks-toy", 300, 100, None),
     test_set_id="toy/test",
     query_count=2,
     snapshot_key="uuid-2-9",
     parameters=FusionParameters(weights={"bm25": 0.3, "splade": 0.3, "dense": 0.4}),
-    command="python -m benchmarks.exact_reference --out r.md",
-    seconds=106.2,
     knn_index="lucene hnsw innerproduct {}",
-    run_date=date(2026, 11, 22),
 )
 
 
 def test_the_header_and_the_knn_recall_against_its_target() -> None:
     text = render_report(FIGURES, HEADER)
     assert text.startswith("# Exact-search reference: chunks-toy on toy/test\n")
-    assert "- command: `python -m benchmarks.exact_reference --out r.md` (106 s, 2026-11-22)\n" in text
+    assert (
+        "- command: `python -m benchmarks.exact_reference --out r.md`\n"
+        "- machine: vm; 2026-11-22 10:00 UTC; 106 s\n"
+        "- 1-minute load average before / after: 0.50 / 0.70\n"
+        "- 2 queries; snapshot `uuid-2-9`"
+    ) in text
     assert (
         "- **Recall@100: 0.9500** (k = 100; target ≥ 0.98: NOT met); worst query 0.90; "
         "1 of 2 queries at 1.00\n" in text

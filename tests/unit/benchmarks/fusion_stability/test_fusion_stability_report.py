@@ -1,9 +1,8 @@
 """The fusion-stability report from hand-made figures: the tables, the pair counts and the verdicts."""
 
-from datetime import UTC, datetime
-
 from benchmarks.fusion_stability.compute import Comparison, ConfigurationStability, PairSet
 from benchmarks.fusion_stability.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
 from control_plane.measures.significance import PairedTest
 from control_plane.measures.stability import PairRule
 
@@ -21,10 +20,14 @@ PAIRS = PairSet(
     },
 )
 HEADER = Header(
-    command="python -m benchmarks.fusion_stability --out r.md",
-    machine="a test machine",
-    started_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
-    seconds=61.4,
+    run=RunStamp(
+        "python -m benchmarks.fusion_stability --out r.md",
+        "a test machine",
+        "2026-01-02 03:04 UTC",
+        0.5,
+        0.7,
+        61.4,
+    ),
     test_set_id="toy/train",
     index="chunks-toy",
     index_chunks=120,
@@ -60,7 +63,8 @@ MINMAX = configuration("hybrid-minmax", (0.5, 0.65, 0.02, 0.15), {})
 
 def test_the_report_states_the_pairs_and_tabulates_each_configuration() -> None:
     text = render_report(HEADER, PAIRS, [RRF, MINMAX], None, "r.png")
-    assert "- Date: 2026-01-02 03:04:05 UTC; 61 s for 2 configurations x 4 queries\n" in text
+    assert "- machine: a test machine; 2026-01-02 03:04 UTC; 61 s\n" in text
+    assert "- 2 configurations x 4 queries\n- Index `chunks-toy` (120 chunks of 40 documents)" in text
     assert "- 2 pairs kept of 3 before the cap, from 2 relevance sets; 4 distinct queries searched.\n" in text
     assert (
         "1 near-duplicate edits (≥ 0.5: negations, changed numbers or entities), 1 different wordings" in text

@@ -1,12 +1,19 @@
 from __future__ import annotations
 
-from datetime import date
-
 from benchmarks.ingest_throughput.compute import EncodeRun, IngestRun
 from benchmarks.ingest_throughput.report import Header, render_report
+from benchmarks.run_stamp import RunStamp
 from control_plane.ingestion.run import IngestSummary
 
-HEADER = Header(("medline", "--limit", "2000"), "x86_64", 2, "AMD EPYC", date(2026, 11, 25))
+HEADER = Header(
+    RunStamp(
+        "python -m benchmarks.ingest_throughput medline --limit 2000",
+        "x86_64, 2 CPUs, AMD EPYC",
+        "2026-11-25 10:00 UTC",
+        0.5,
+        2.0,
+    )
+)
 
 
 def _run(end_to_end_s: float) -> IngestRun:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from unit.benchmarks.search_latency.examples import BM25, RRF
 from unit.benchmarks.search_latency.examples import sample as _sample
 
+from benchmarks.run_stamp import RunStamp
 from benchmarks.search_latency.report import bar_rows, ratio_rows, render_report
 from benchmarks.search_latency.samples import RunRecord, Sample
 from control_plane.evaluation.configurations import EvalConfiguration
@@ -14,14 +13,16 @@ from control_plane.evaluation.configurations import EvalConfiguration
 
 def _run(samples: list[Sample], configurations: list[EvalConfiguration]) -> RunRecord:
     return RunRecord(
-        command="python -m benchmarks.search_latency --queries 4",
-        started=datetime(2026, 1, 1, tzinfo=UTC),
-        seconds=60.0,
-        machine="test machine",
+        stamp=RunStamp(
+            "python -m benchmarks.search_latency --queries 4",
+            "test machine",
+            "2026-01-01 00:01 UTC",
+            1.0,
+            2.0,
+            60.0,
+        ),
         providers="minilm: CPUExecutionProvider",
         loads=[1.0, 3.0],
-        load_before=1.0,
-        load_after=2.0,
         api="http://127.0.0.1:8600",
         opensearch="http://127.0.0.1:9200",
         index_pattern="chunks-nfcorpus",

@@ -3,8 +3,6 @@ index."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from unit.benchmarks.search_latency.examples import BM25, RRF
 from unit.benchmarks.search_latency.examples import sample as _sample
 
@@ -24,14 +22,11 @@ SOURCE = "chunks-medline-full"
 
 def _run(samples: list[Sample]) -> RunRecord:
     return RunRecord(
-        command="python -m benchmarks.search_latency",
-        started=datetime(2026, 1, 1, tzinfo=UTC),
-        seconds=60.0,
-        machine="test machine",
+        stamp=RunStamp(
+            "python -m benchmarks.search_latency", "test machine", "2026-01-01 00:01 UTC", 1.0, 2.0, 60.0
+        ),
         providers="bge-small: CPUExecutionProvider",
         loads=[1.0],
-        load_before=1.0,
-        load_after=2.0,
         api="http://127.0.0.1:8610",
         opensearch="http://127.0.0.1:9200",
         index_pattern="x",

@@ -42,7 +42,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     by_test_set: dict[str, list[EvaluatedRun]] = {}
     for test_set, label, folder in args.run:
-        by_test_set.setdefault(test_set, []).extend(load_runs(label, folder))
+        runs = load_runs(label, folder) if (folder / "results.json").is_file() else []
+        if not runs:
+            raise SystemExit(
+                f"error: --run {test_set}={label}:{folder}: no results.json and runs/*.trec under {folder} "
+                "(pass a folder `biohybrid evaluate` wrote)"
+            )
+        by_test_set.setdefault(test_set, []).extend(runs)
     test_sets = {name: (runs, load_test_set(name).qrels()) for name, runs in by_test_set.items()}
     header = Header(
         run=finished_run(PROG, argv, load_before),

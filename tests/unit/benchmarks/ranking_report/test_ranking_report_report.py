@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.ranking_report.cli import main
 from benchmarks.ranking_report.compute import EvaluatedRun
 from benchmarks.ranking_report.report import table
 
@@ -31,3 +32,12 @@ def test_rows_against_hybrid_minmax() -> None:
     assert float(rows["bm25 (bge)"][1]) == pytest.approx(0.5, abs=1e-4)
     assert float(rows["bm25 (bge)"][4]) == pytest.approx(0.5 - (1 + 0.6309) / 2, abs=1e-4)
     assert float(rows["dense (minilm)"][4]) == pytest.approx(0.0, abs=1e-4)
+
+
+def test_a_run_folder_without_runs_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "no-runs").mkdir()
+    (tmp_path / "no-runs" / "results.json").write_text('{"configurations": []}', encoding="utf-8")
+    for folder in (tmp_path / "absent", tmp_path / "no-runs"):
+        with pytest.raises(SystemExit, match=rf"no results.json and runs/\*\.trec under {folder}"):
+            main(["--run", f"nfcorpus/dev=base:{folder}", "--out", str(tmp_path / "report.md")])
+    assert not (tmp_path / "report.md").exists()

@@ -311,13 +311,24 @@ def test_after_recovery_every_search_gives_what_it_gave_before(node_kill: NodeKi
     for answer in node_kill.after:
         expected = before[(answer.path, answer.query)]
         if answer.path == "direct":  # asked for more than 10 hits, so a swap across the 10th place shows
-            assert agrees_up_to_neighbour_swaps(expected, answer.ids), (answer.query, expected, answer.ids)
+            assert agrees_up_to_neighbour_swaps(expected, answer.ids), _rank_by_rank(answer, expected)
         elif answer.path == "api":  # 10 hits: the 10th may have swapped with an 11th no answer holds
             swapped = agrees_up_to_neighbour_swaps(expected, answer.ids, k=len(expected) - 1)
-            assert swapped, (answer.query, expected, answer.ids)
+            assert swapped, _rank_by_rank(answer, expected)
         else:
             assert answer.ids == expected, (answer.path, answer.query)
     assert all(before.values())
+
+
+def _rank_by_rank(answer: Answer, expected: tuple[str, ...]) -> str:
+    """Every rank of both answers, whole (pytest cuts a tuple's repr), marking where they differ: what
+    is needed to tell a tie broken by another shard copy's doc order from a result that changed."""
+    rows = [f"{answer.path} {answer.query!r}: rank, before, after"]
+    for rank in range(max(len(expected), len(answer.ids))):
+        was = expected[rank] if rank < len(expected) else "-"
+        now = answer.ids[rank] if rank < len(answer.ids) else "-"
+        rows.append(f"{rank + 1:>3} {'  ' if was == now else '<>'} {was:<28} {now}")
+    return "\n".join(rows)
 
 
 def test_a_rolling_restart_of_every_node_fails_no_search(cluster: Cluster, node_kill: NodeKill) -> None:

@@ -187,15 +187,14 @@ def product_hybrid(
     (control_plane/query/named_records.py). ``filter_on_hybrid`` False (a node before 3.0, whose hybrid
     query has no ``filter``): each sub-query carries the filters itself, which selects the same chunks.
     Fills ``clauses`` in place."""
-    for name, clause in clauses.items():
-        field_query = _field_query(name, clause)
-        if name == "dense":
-            if ef_search is not None:
-                field_query["method_parameters"] = {"ef_search": max(ef_search, depth)}
-            if filters is not None:
-                field_query["filter"] = filters
-        elif name == "splade" and sparse_ann and filters is not None:
-            field_query["method_parameters"]["filter"] = filters
+    if "dense" in clauses:
+        dense: dict[str, Any] = next(iter(clauses["dense"].values()))[DENSE_FIELD]  # knn or neural
+        if ef_search is not None:
+            dense["method_parameters"] = {"ef_search": max(ef_search, depth)}
+        if filters is not None:
+            dense["filter"] = filters
+    if "splade" in clauses and sparse_ann and filters is not None:
+        clauses["splade"]["neural_sparse"][SPARSE_FIELD]["method_parameters"]["filter"] = filters
     named = identifier_phrases(question)
     queries = [
         with_named_records(named_clause(name, clauses[name]), named)
@@ -207,20 +206,6 @@ def product_hybrid(
     if not filter_on_hybrid:
         return {"queries": filtered_sub_queries(queries, filters), "pagination_depth": depth}
     return {"queries": queries, "filter": filters, "pagination_depth": depth}
-
-
-def _field_query(component: str, clause: dict[str, Any]) -> dict[str, Any]:
-    """The part of a component's clause that names its field: where its own parameters go."""
-    if component == "bm25":
-        bm25: dict[str, Any] = clause["multi_match"]
-        return bm25
-    if component == "splade":
-        field_query: dict[str, Any] = clause["neural_sparse"][SPARSE_FIELD]
-        return field_query
-    if component == "dense":
-        dense: dict[str, Any] = next(iter(clause.values()))[DENSE_FIELD]
-        return dense
-    raise ValueError(f"unknown component {component!r}; expected one of {COMPONENT_ORDER}")
 
 
 def filtered_sub_queries(

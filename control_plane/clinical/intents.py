@@ -35,7 +35,7 @@ from control_plane.clinical.labels import IntentHint
 from control_plane.config.settings import describe_errors
 from control_plane.errors import BiohybridError, ClientError
 from control_plane.locations import CONFIG_DIR
-from control_plane.words.atoms import Atom, atom_positions, atoms, find_sequence
+from control_plane.words.atoms import ATOM, Atom, atom_positions, atoms, find_sequence
 
 DEFAULT_INTENTS_FILE: Final = CONFIG_DIR / "intents.yaml"
 TABULAR_INTENT: Final = "tabular"
@@ -91,12 +91,30 @@ class TableRoutingFactors(_Strict):
     manual_factor: float = Field(3.0, ge=1)
 
 
+class ManyRecordsRule(_Strict):
+    """A question that names its records in the plural ("eligibility for breast cancer trials",
+    "complications ... across studies") asks about every record on its topic, not the few the fused
+    ranking puts first: routing then lifts the asked section in up to ``max_documents`` records, down to
+    ``min_topicality`` (records on a shared topic score close to, not at, the best)."""
+
+    plurals: tuple[str, ...] = Field(
+        min_length=1, description="plural record nouns, matched as whole words, unstemmed, case-folded"
+    )
+    max_documents: int = Field(ge=1, le=100)
+    min_topicality: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="a record routes when its best chunk scores at least this share of the top",
+    )
+
+
 class IntentConfig(_Strict):
     version: Literal[1] = 1
     confidence: ConfidenceWeights = ConfidenceWeights()
     max_gap_words: int = Field(4, ge=1, description="words a '...' gap in a phrase may stand for")
     table_routing: TableRoutingFactors = TableRoutingFactors()
     intents: dict[str, IntentRule] = Field(min_length=1)
+    many_records: ManyRecordsRule | None = None
 
     @field_validator("intents")
     @classmethod
@@ -252,6 +270,15 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
         cues = tuple(sorted(part for match in found.values() for part in match.parts))
         detected.append(DetectedIntent(name, min(confidence, 1.0), matched, cues))
     return sorted(detected, key=lambda intent: -intent.confidence)
+
+
+def names_many_records(query: str, rule: ManyRecordsRule | None) -> bool:
+    """Whether the question names its records in the plural. Unstemmed on purpose: the light stem
+    gives "trial" and "trials" one key, and only the plural asks about many."""
+    if rule is None:
+        return False
+    words = {word.casefold() for word in ATOM.findall(query)}
+    return any(plural in words for plural in rule.plurals)
 
 
 def intents_from_override(names: Iterable[str], config: IntentConfig) -> list[DetectedIntent]:

@@ -278,6 +278,7 @@ def route(
         return unrouted(hits, "duplicate_ids", "two hits share a chunk_id (route one index's hits at a time)")
     question = question_text(query)
     plan = plan_clinical(question, config, facets)
+    params = plan.routing(params)
     absent = absent_records(question, (hit.get("identifiers") for hit in hits)) if plan.boosts else ()
     if absent:
         return _not_here(candidates, plan, absent)
@@ -289,7 +290,7 @@ def route(
         scores.setdefault(c.chunk_id, c.score / best if plan.boosts and best > 0 else c.score)
     if plan.boosts:
         scores = sink_near_empty(scores, candidates)
-    topical = topical_documents(considered, params) if plan.boosts else {}
+    topical = topical_documents(considered, params, plan.boosts) if plan.boosts else {}
     notes = tuple(_note(c, plan, topical) for c in candidates)
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)
 

@@ -17,12 +17,14 @@ from control_plane.clinical.intents import (
     Boost,
     DetectedIntent,
     IntentConfig,
+    ManyRecordsRule,
     detect_intents,
     intents_from_override,
     load_intent_config,
+    names_many_records,
     plan_boosts,
 )
-from control_plane.config.search_settings import FacetSettings
+from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import Settings
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
@@ -53,9 +55,28 @@ class ClinicalPlan:
     text the dense and sparse encoders search with, so the records found (and routed) are those about
     the topic, not those that match the intent's words best; BM25 keeps the whole question."""
 
+    many_records: ManyRecordsRule | None = None
+    """How many records routing may lift sections in, and how topical each must be, when the question
+    asks about many (it names its records in the plural, intents.yaml ``many_records``) and boosts are
+    on; None: the settings' (a question about one record)."""
+
     def semantic_text(self, query: str) -> str:
         """The text the dense and sparse components search with."""
         return self.topic or query
+
+    def routing(self, params: SectionRoutingSettings) -> SectionRoutingSettings:
+        """The routing settings for this question: for one about many records, ``params`` widened to them
+        (never narrowed), each judged by what it is about rather than by the asked section."""
+        many = self.many_records
+        if many is None:
+            return params
+        return params.model_copy(
+            update={
+                "max_documents": max(params.max_documents, many.max_documents),
+                "min_topicality": min(params.min_topicality, many.min_topicality),
+                "topicality_outside_asked": True,
+            }
+        )
 
 
 @lru_cache(maxsize=4)
@@ -90,7 +111,8 @@ def plan_clinical(
     sources = () if sources_filtered or not boosts_on else restricted_sources(detected, config)
     fields = bm25_field_boosts(detected, boosts_on, granularity, facets)
     topic = topic_text(query, detected) if boosts_on else None
-    return ClinicalPlan(tuple(detected), tuple(boosts), fields, sources, topic)
+    many = config.many_records if boosts_on and names_many_records(query, config.many_records) else None
+    return ClinicalPlan(tuple(detected), tuple(boosts), fields, sources, topic, many)
 
 
 def restricted_sources(detected: Sequence[DetectedIntent], config: IntentConfig) -> tuple[str, ...]:

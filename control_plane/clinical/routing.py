@@ -61,20 +61,30 @@ def route_factor(candidate: Candidate, boosts: Sequence[Boost]) -> float:
     return max((b.factor for b in boosts if matches(candidate, b)), default=1.0)
 
 
-def topicality(candidates: Sequence[Candidate]) -> dict[str, float]:
-    """Each document's best score relative to the best score of all (empty when nothing scores > 0)."""
+def topicality(
+    candidates: Sequence[Candidate], judged: Sequence[Candidate] | None = None
+) -> dict[str, float]:
+    """Each document's best score among ``judged`` (default: all) relative to the best score of all
+    candidates (empty when nothing scores > 0)."""
     best = max((c.score for c in candidates), default=0.0)
     if best <= _TOLERANCE:
         return {}
     result: dict[str, float] = {}
-    for c in candidates:
+    for c in candidates if judged is None else judged:
         result[c.doc_id] = max(result.get(c.doc_id, 0.0), c.score / best)
     return result
 
 
-def topical_documents(candidates: Sequence[Candidate], params: SectionRoutingSettings) -> dict[str, float]:
-    """The documents routing may lift sections in, with their topicality, most topical first."""
-    ranked = sorted(topicality(candidates).items(), key=lambda item: -item[1])
+def topical_documents(
+    candidates: Sequence[Candidate], params: SectionRoutingSettings, boosts: Sequence[Boost] = ()
+) -> dict[str, float]:
+    """The documents routing may lift sections in, with their topicality, most topical first. With
+    ``params.topicality_outside_asked``, a document is judged by its chunks the ``boosts`` do not lift:
+    by what it is about, not by the asked section naming the topic."""
+    judged = (
+        [c for c in candidates if route_factor(c, boosts) <= 1.0] if params.topicality_outside_asked else None
+    )
+    ranked = sorted(topicality(candidates, judged).items(), key=lambda item: -item[1])
     kept = [(doc, t) for doc, t in ranked if t >= params.min_topicality - _TOLERANCE]
     return dict(kept[: params.max_documents])
 
@@ -92,7 +102,7 @@ def routed_scores(
     best = max((c.score for c in considered), default=0.0)
     if not boosts or best <= _TOLERANCE:
         return {c.chunk_id: c.score for c in candidates}
-    topical = topical_documents(considered, params)
+    topical = topical_documents(considered, params, boosts)
 
     def lift(c: Candidate) -> float:
         if c.doc_id not in topical:

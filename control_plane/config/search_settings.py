@@ -18,6 +18,11 @@ class SectionRoutingSettings(StrictSettings):
     max_documents: int = Field(3, ge=1, le=100, description="route within at most this many documents")
     depth: int = Field(50, ge=1, le=1000, description="fused chunks routing looks at")
     fetch_sections: bool = Field(True, description="fetch routed sections the fused list missed")
+    topicality_outside_asked: bool = Field(
+        False,
+        description="judge a record's topicality on its chunks routing would not lift (a question about "
+        "many records sets it: a trial whose exclusion criteria name the topic is not about it)",
+    )
     pipeline_window: int = Field(
         50,
         ge=1,

@@ -16,10 +16,12 @@ def candidate(chunk: ChunkResult) -> Candidate:
     return Candidate(*fields, near_empty=chunk.near_empty)
 
 
-def topical_records(chunks: Sequence[ChunkResult], params: SectionRoutingSettings) -> list[str]:
+def topical_records(
+    chunks: Sequence[ChunkResult], params: SectionRoutingSettings, boosts: Sequence[Boost] = ()
+) -> list[str]:
     """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks),
     most topical first: whose routed sections are fetched."""
-    return list(topical_documents([candidate(c) for c in chunks[: params.depth]], params))
+    return list(topical_documents([candidate(c) for c in chunks[: params.depth]], params, boosts))
 
 
 def route_chunks(

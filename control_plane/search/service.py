@@ -425,7 +425,7 @@ class SearchService:
         records the query is about move up; sections the fused list missed are fetched. A failed fetch
         degrades to routing within the fused list (``section_fetch_failed``). Returns the routed chunks,
         the errors and the milliseconds spent fetching."""
-        params = self.settings.search.section_routing
+        params = plan.intents.clinical.routing(self.settings.search.section_routing)
         fetched: list[ChunkResult] = []
         errors: list[str] = []
         started = time.perf_counter()
@@ -436,7 +436,7 @@ class SearchService:
                     plan.index,
                     plan.tenant_id,
                     plan.intents.spec.filters,
-                    topical_records(chunks, params),
+                    topical_records(chunks, params, plan.intents.boosts),
                     plan.intents.boosts,
                     self.settings.search.opensearch_timeout_ms / 1000,
                     ignore_unavailable=searches_tenant_pattern(self.settings, plan.tenant_id, plan.index),

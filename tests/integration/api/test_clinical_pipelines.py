@@ -138,6 +138,25 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
     }
 
 
+# The demo corpus's trials with breast cancer among their conditions.
+BREAST_CANCER_TRIALS = {"NCT02465060", "NCT03133988", "NCT03424005"}
+
+
+@pytest.mark.parametrize("pipeline", ["clinical-minmax", "clinical-rrf"])
+def test_a_question_about_many_trials_leads_with_their_criteria(
+    stack: ApiStack, client: OpenSearch, pipeline: str
+) -> None:
+    """make run's first showcase query asks about every breast cancer trial: their criteria lead, and no
+    other trial's criteria are lifted in their name (a sleep apnoea trial whose exclusions name breast
+    cancer is not about it)."""
+    question = {"match": {"text": "eligibility for breast cancer trials"}}
+    hits = _direct(client, f"{stack.prefix}-a", pipeline, question, size=5)
+    first = hits[0]["_source"]
+    assert first["intent_hint"] == "eligibility" and first["doc_id"] in BREAST_CANCER_TRIALS, first
+    lifted = [h["_source"]["doc_id"] for h in hits if "lifted x" in h["_source"]["clinical_route"]]
+    assert lifted and set(lifted) <= BREAST_CANCER_TRIALS, [h["_source"]["clinical_route"] for h in hits]
+
+
 # Each form a client or library sends (the one list: the client-forms benchmark reports the same).
 FORMS = {name: form for name, form in CLIENT_FORMS.items() if name != PLAIN}
 

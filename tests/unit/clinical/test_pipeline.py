@@ -186,3 +186,19 @@ def test_a_question_naming_an_absent_record_lifts_nothing_and_says_why() -> None
     assert all(n.endswith("not routed: no record here carries NCT03548935") for n in routed.notes)
     present = route(hits, {"match": {"text": "NCT00000001 eligibility criteria"}}, CONFIG, FACETS, PARAMS)
     assert present.scores[1] > present.scores[0]  # the named record's criteria are lifted
+
+
+def test_a_question_about_many_trials_lifts_the_asked_section_of_each() -> None:
+    """Five records all on the topic (topicality >= 0.8): "... trials" lifts the criteria of every one,
+    "... the trial" of the settings' three most topical only."""
+    hits = [
+        _hit(f"{doc}:0", doc, score)
+        for doc, score in zip("ABCDE", (1.0, 0.98, 0.96, 0.94, 0.92), strict=True)
+    ]
+    hits += [_hit(f"{doc}:1", doc, 0.1, "eligibility") for doc in "ABCDE"]
+    many = route(hits, {"match": {"text": "inclusion criteria of asthma trials"}}, CONFIG, FACETS, PARAMS)
+    one = route(hits, {"match": {"text": "inclusion criteria of the asthma trial"}}, CONFIG, FACETS, PARAMS)
+    lifted_many = {hits[i]["doc_id"] for i, note in enumerate(many.notes) if "lifted x" in note}
+    lifted_one = {hits[i]["doc_id"] for i, note in enumerate(one.notes) if "lifted x" in note}
+    assert lifted_many == set("ABCDE")
+    assert lifted_one == set("ABC")

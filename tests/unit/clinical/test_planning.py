@@ -9,7 +9,7 @@ from control_plane.clinical.intents import (
     detect_intents,
 )
 from control_plane.clinical.planning import plan_clinical, topic_text
-from control_plane.config.search_settings import FacetSettings
+from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 
 
 def _topic(query: str, config: IntentConfig) -> str | None:
@@ -51,3 +51,41 @@ def test_the_plan_searches_the_topic_only_with_boosts_on(config: IntentConfig) -
     assert off.semantic_text(query) == query
     vague = "side effects of the treatment"
     assert plan_clinical(vague, config, FacetSettings()).semantic_text(vague) == vague
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "eligibility for breast cancer trials",
+        "complications of hyaluronic acid filler injections across studies",
+        "literature search strategy of systematic reviews and meta-analyses",
+        "stem cell transplant Studies: who qualifies",
+    ],
+)
+def test_a_question_naming_its_records_in_the_plural_routes_in_many(config: IntentConfig, query: str) -> None:
+    rule = config.many_records
+    assert rule is not None
+    plan = plan_clinical(query, config, FacetSettings())
+    assert plan.many_records == rule
+    routing = plan.routing(SectionRoutingSettings(max_documents=3, min_topicality=0.8))
+    assert (routing.max_documents, routing.min_topicality) == (rule.max_documents, rule.min_topicality)
+    assert routing.topicality_outside_asked
+
+
+@pytest.mark.parametrize(
+    "query", ["who qualifies for the trial", "side effects of the treatment", "dose in the NCT01642004 study"]
+)
+def test_a_question_about_one_record_keeps_the_settings_few(config: IntentConfig, query: str) -> None:
+    """The singular shares the plural's stem ("trial"), so the match is on the word as written."""
+    params = SectionRoutingSettings(max_documents=3)
+    assert plan_clinical(query, config, FacetSettings()).routing(params) is params
+
+
+def test_many_records_widen_only_with_boosts_on_and_never_narrow(config: IntentConfig) -> None:
+    off = plan_clinical("eligibility for breast cancer trials", config, FacetSettings(), boosts_on=False)
+    assert off.many_records is None
+    on = plan_clinical("eligibility for breast cancer trials", config, FacetSettings())
+    wide = SectionRoutingSettings(max_documents=50, min_topicality=0.1)
+    routing = on.routing(wide)  # the settings already route in more, less topical records: kept
+    assert (routing.max_documents, routing.min_topicality) == (50, 0.1)
+    assert routing.topicality_outside_asked

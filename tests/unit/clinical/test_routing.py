@@ -49,6 +49,21 @@ def test_topical_documents_keep_the_most_topical_above_the_threshold() -> None:
     assert topical_documents(FUSED, strict) == {"A": 1.0}
 
 
+def test_outside_the_asked_section_a_record_is_judged_by_what_it_is_about() -> None:
+    """C's best chunk is its eligibility section (an exclusion naming the topic, say): judged outside the
+    asked section it has no chunk left and is not topical; A stays whole, B keeps its 0.75. The top
+    score (0.8) stays the yardstick."""
+    outside = PARAMS.model_copy(
+        update={"topicality_outside_asked": True, "min_topicality": 0.2, "max_documents": 8}
+    )
+    inside = PARAMS.model_copy(update={"min_topicality": 0.2, "max_documents": 8})
+    assert topical_documents(FUSED, inside, [ELIGIBILITY]) == pytest.approx({"A": 1.0, "B": 0.75, "C": 0.25})
+    assert topical_documents(FUSED, outside, [ELIGIBILITY]) == pytest.approx({"A": 1.0, "B": 0.75})
+    scores = routed_scores(FUSED, [ELIGIBILITY], outside)
+    assert scores["C:0"] == pytest.approx(0.2 / 0.8)  # not lifted
+    assert scores["A:1"] == pytest.approx(0.4 / 0.8 + 0.5 * (2.7 - 1.0) * 1.0)
+
+
 def test_route_factor_is_the_largest_matching_boost() -> None:
     assert route_factor(FUSED[4], [ELIGIBILITY, TABLES]) == 2.7
     assert route_factor(FUSED[0], [ELIGIBILITY, TABLES]) == 1.0

@@ -1,0 +1,3 @@
+from benchmarks.pipeline_steps.cli import main
+
+raise SystemExit(main())

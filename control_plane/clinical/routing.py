@@ -9,7 +9,9 @@ records comes first:
     routed(c)      = score(c) / best  +  weight x (factor(c) - 1) x topicality(doc(c))
 
 for chunks of the ``max_documents`` most topical documents whose topicality is at least
-``min_topicality`` (judged on the first ``depth`` fused chunks); every other chunk keeps
+``min_topicality`` (judged on the first ``depth`` fused chunks; with ``topicality_outside_asked``, on
+each document's chunks that no boost matches: for a question about many records, planning.py); every
+other chunk keeps
 ``score(c) / best``. ``factor(c)`` is the largest boost factor whose filter the chunk matches (1.0:
 none, and always for a near-empty stub), the same factors intents.yaml defines (boost x confidence,
 table routing). So a route lifts a section within a record by as much as that record is what the query

@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from control_plane.clinical.labels import IntentHint
 from control_plane.config.settings import describe_errors
+from control_plane.config.strict import StrictSettings
 from control_plane.errors import BiohybridError, ClientError
 from control_plane.locations import CONFIG_DIR
 from control_plane.words.atoms import ATOM, Atom, atom_positions, atoms, find_sequence
@@ -53,11 +54,7 @@ class UnknownIntentError(ClientError, ValueError):
     """An intent name that the configuration does not define; the message lists the valid ones."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class IntentRule(_Strict):
+class IntentRule(StrictSettings):
     """One intent: its cue phrases, its boost factor and which chunks (``intent_hint``) it targets."""
 
     phrases: tuple[str, ...] = Field(min_length=1)
@@ -81,17 +78,17 @@ class IntentRule(_Strict):
 GAP: Final = "..."
 
 
-class ConfidenceWeights(_Strict):
+class ConfidenceWeights(StrictSettings):
     phrase: float = Field(0.9, gt=0, le=1)
     cue: float = Field(0.6, gt=0, le=1)
 
 
-class TableRoutingFactors(_Strict):
+class TableRoutingFactors(StrictSettings):
     per_confidence: float = Field(2.0, ge=0)
     manual_factor: float = Field(3.0, ge=1)
 
 
-class ManyRecordsRule(_Strict):
+class ManyRecordsRule(StrictSettings):
     """A question that names its records in the plural ("eligibility for breast cancer trials",
     "complications ... across studies") asks about every record on its topic, not the few the fused
     ranking puts first: routing then lifts the asked section in up to ``max_documents`` records, down to
@@ -108,7 +105,7 @@ class ManyRecordsRule(_Strict):
     )
 
 
-class IntentConfig(_Strict):
+class IntentConfig(StrictSettings):
     version: Literal[1] = 1
     confidence: ConfidenceWeights = ConfidenceWeights()
     max_gap_words: int = Field(4, ge=1, description="words a '...' gap in a phrase may stand for")

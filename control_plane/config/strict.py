@@ -1,5 +1,6 @@
-"""The base of every settings model: unknown keys are refused (a misspelt key is an error, not a
-silent default) and a loaded value cannot be changed."""
+"""The base of every settings model and every configuration file's model (settings, evaluation.yaml,
+intents.yaml): unknown keys are refused (a misspelt key is an error, not a silent default) and a loaded
+value cannot be changed."""
 
 from __future__ import annotations
 

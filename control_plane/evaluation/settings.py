@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from control_plane.config.settings import (
     ConfigError,
@@ -21,6 +21,7 @@ from control_plane.config.settings import (
     merge_settings,
     read_yaml_mapping,
 )
+from control_plane.config.strict import StrictSettings
 from control_plane.evaluation.configurations import EvalConfiguration, resolve_configurations
 from control_plane.locations import CONFIG_DIR
 from control_plane.measures.metrics import metric_by_name
@@ -29,10 +30,6 @@ EVALUATION_FILE = CONFIG_DIR / "evaluation.yaml"
 ENV_EVALUATION_FILE = "BIOHYBRID_EVAL_CONFIG"
 ENV_EVALUATION_PREFIX = "BIOHYBRID_EVAL__"
 MAX_DEPTH = 200  # SearchSpec.size's upper bound
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def check_metric_names(names: list[str]) -> list[str]:
@@ -44,7 +41,7 @@ def check_metric_names(names: list[str]) -> list[str]:
     return names
 
 
-class SignificanceSettings(_Strict):
+class SignificanceSettings(StrictSettings):
     """The paired randomization test of every configuration against the baseline configuration."""
 
     permutations: int = Field(10000, ge=100, description="random sign flips per test")
@@ -54,7 +51,7 @@ class SignificanceSettings(_Strict):
     )
 
 
-class StoreSettings(_Strict):
+class StoreSettings(StrictSettings):
     """Where runs are stored (their metrics with model and template versions)."""
 
     index: str = Field(
@@ -62,7 +59,7 @@ class StoreSettings(_Strict):
     )
 
 
-class AlertSettings(_Strict):
+class AlertSettings(StrictSettings):
     """The regression alert (biohybrid_eval_recall_drop_alert)."""
 
     metric: str = Field("recall@10", description="the metric compared with the stored baseline run")
@@ -81,7 +78,7 @@ class AlertSettings(_Strict):
         return value
 
 
-class ScheduleSettings(_Strict):
+class ScheduleSettings(StrictSettings):
     """The scheduled evaluation the control API runs (APScheduler)."""
 
     enabled: bool = Field(False, description="run the schedule in the control API")
@@ -118,7 +115,7 @@ class ScheduleSettings(_Strict):
         return self
 
 
-class StratifiedSetSettings(_Strict):
+class StratifiedSetSettings(StrictSettings):
     """A stratified query set: queries of dev/train splits, classified by query type, at most per_type
     of each."""
 
@@ -137,7 +134,7 @@ class StratifiedSetSettings(_Strict):
         return value
 
 
-class TimeoutSettings(_Strict):
+class TimeoutSettings(StrictSettings):
     """Search budgets for evaluation runs, which measure quality, not the latency guard: the API's
     300 ms encoding budget would drop components on a busy machine and blur the comparison."""
 
@@ -146,7 +143,7 @@ class TimeoutSettings(_Strict):
     opensearch_ms: int = Field(60000, gt=0, description="replaces search.opensearch_timeout_ms in a run")
 
 
-class EvaluationSettings(_Strict):
+class EvaluationSettings(StrictSettings):
     """The evaluation suite: named configurations, what a run measures, where results go, the schedule
     and the regression alert (control_plane/config/evaluation.yaml; another file with --eval-config or
     BIOHYBRID_EVAL_CONFIG, then BIOHYBRID_EVAL__SECTION__KEY variables)."""

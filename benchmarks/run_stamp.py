@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from control_plane.config.settings import ENV_CONFIG_FILE
-from control_plane.evaluation.report import describe_machine
+from control_plane.reports.machine import describe_machine
 
 
 @dataclass(frozen=True)

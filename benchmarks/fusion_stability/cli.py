@@ -24,11 +24,11 @@ from benchmarks.fusion_stability.report import Header, render_report
 from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import ConfigError, load_settings
-from control_plane.evaluation.report import describe_machine
 from control_plane.evaluation.runner import EvaluationError
 from control_plane.evaluation.service_retriever import SearchServiceRetriever, evaluation_service
 from control_plane.evaluation.suite import plan_suite
 from control_plane.measures.stability import MEASURES, PairRule
+from control_plane.reports.machine import describe_machine
 
 DEFAULT_CONFIGURATIONS = "hybrid-rrf,hybrid-minmax,bm25,splade,dense"
 PROG = "python -m benchmarks.fusion_stability"

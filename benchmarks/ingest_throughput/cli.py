@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 from pathlib import Path
 
@@ -12,7 +10,6 @@ from benchmarks import ingest_throughput
 from benchmarks.ingest_throughput.compute import (
     IngestPlan,
     KeepIndexError,
-    cpu_model,
     measure_ingest,
 )
 from benchmarks.ingest_throughput.report import Header, render_report
@@ -64,9 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, KeepIndexError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, {cpu_model()}"
     # The load average before is the ingest's own (taken just before it, the models loaded).
-    header = Header(finished_run(PROG, argv, run.load_before, machine=machine))
+    header = Header(finished_run(PROG, argv, run.load_before))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(run, header), encoding="utf-8")
     print(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import tempfile
 import time
 import uuid
@@ -159,13 +158,3 @@ def measure_encoding(
     for start in range(0, len(timed), plan.batch_size):
         encoder(timed[start : start + plan.batch_size])
     return EncodeRun(len(timed), time.monotonic() - started, len(chunks))
-
-
-def cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "unknown CPU"
-    return next(
-        (ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), "unknown CPU"
-    )

@@ -33,7 +33,6 @@ from benchmarks.search_latency.samples import IndexCounts, RunRecord, Sample
 from benchmarks.search_latency.stack import (
     SetupError,
     check_stack,
-    describe_machine,
     index_counts,
     onnx_providers,
     probe_configurations,
@@ -224,7 +223,7 @@ def measure(args: argparse.Namespace, argv: Sequence[str]) -> RunRecord:
 def timed_run(prog: str, argv: Sequence[str] | None, load_before: float, clock: float) -> RunStamp:
     """The run that ends now, timed from ``clock`` (``time.monotonic()``), on this benchmark's machine
     description (architecture, CPUs, CPU model)."""
-    return finished_run(prog, argv, load_before, seconds=time.monotonic() - clock, machine=describe_machine())
+    return finished_run(prog, argv, load_before, seconds=time.monotonic() - clock)
 
 
 def record(

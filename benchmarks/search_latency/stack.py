@@ -3,10 +3,7 @@ machine and the inference service run on (stated in the report)."""
 
 from __future__ import annotations
 
-import os
-import platform
 from collections.abc import Sequence
-from pathlib import Path
 
 import requests
 
@@ -117,16 +114,3 @@ def onnx_providers(inference_url: str) -> str:
     return "; ".join(
         f"{m['name']} ({m.get('role', '?')}): {', '.join(m.get('providers', []))}" for m in models
     )
-
-
-def cpu_model() -> str:
-    try:
-        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "unknown CPU")
-
-
-def describe_machine() -> str:
-    """Architecture, CPU count and model, as the report's header states them."""
-    return f"{platform.machine()}, {os.cpu_count()} CPUs, {cpu_model()}"

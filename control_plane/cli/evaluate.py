@@ -181,7 +181,8 @@ def _execute(
     tracker.done(evaluation_counts(summary))
     (out_dir / "results.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
-    from control_plane.evaluation.report import describe_machine, write_report
+    from control_plane.evaluation.report import write_report
+    from control_plane.reports.machine import describe_machine
 
     report = write_report(
         suite,

@@ -7,8 +7,6 @@ from any thread (the scheduler's) without a display or global state.
 
 from __future__ import annotations
 
-import os
-import platform
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,17 +22,6 @@ from control_plane.testsets.stratify import Stratification
 METRICS_PLOT = "metric_by_configuration.png"
 QUERY_TYPE_PLOT = "per_query_type.png"
 REPORT_FILE = "report.md"
-
-
-def describe_machine(extra: str = "") -> str:
-    """Host, OS, CPU cores and Python (plus e.g. the OpenSearch version), for the report's header."""
-    parts = [
-        platform.node() or "unknown host",
-        platform.platform(),
-        f"{os.cpu_count()} CPU cores",
-        f"Python {platform.python_version()}",
-    ]
-    return ", ".join([*parts, extra] if extra else parts)
 
 
 def _fmt(value: float) -> str:

@@ -8,7 +8,6 @@ from control_plane.evaluation.report import (
     METRICS_PLOT,
     QUERY_TYPE_PLOT,
     degraded_lines,
-    describe_machine,
     write_report,
 )
 from control_plane.evaluation.runner import SuiteResult
@@ -51,11 +50,6 @@ def test_report_states_command_machine_tables_and_writes_plots(
     for plot in (METRICS_PLOT, QUERY_TYPE_PLOT):
         assert f"]({plot})" in text
         assert (tmp_path / plot).read_bytes()[:8] == PNG_SIGNATURE
-
-
-def test_machine_description_names_cores_and_python() -> None:
-    text = describe_machine("OpenSearch 3.6.0")
-    assert "CPU cores" in text and "Python 3." in text and text.endswith("OpenSearch 3.6.0")
 
 
 def test_the_report_lists_each_degraded_query_and_why(toy_suite: SuiteResult) -> None:

@@ -14,10 +14,10 @@ from benchmarks.fair_use.measure import Burst, ordinary_run
 from benchmarks.fair_use.report import Findings, render_report
 from benchmarks.run_stamp import finished_run
 from control_plane.config.settings import load_settings
+from control_plane.query.components import COMPONENT_ORDER
 from control_plane.testsets.catalog import load_test_set
 
 PROG = "python -m benchmarks.fair_use"
-ALL = ("bm25", "splade", "dense")
 WARM_UP = 5
 
 
@@ -73,8 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     findings = Findings(
         idle=latency([a.ms for a in idle]),
         busy=latency([a.ms for a in busy]),
-        whole_idle=sum(a.status == 200 and a.components == ALL for a in idle),
-        whole_busy=sum(a.status == 200 and a.components == ALL for a in busy),
+        whole_idle=sum(a.status == 200 and a.components == COMPONENT_ORDER for a in idle),
+        whole_busy=sum(a.status == 200 and a.components == COMPONENT_ORDER for a in busy),
         abusive=statuses,
         lost=Counter(error for a in idle + busy for error in a.component_errors),
         threads=args.threads,

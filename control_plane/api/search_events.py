@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from control_plane.query.components import COMPONENT_ORDER
 from control_plane.search.results import ChunkResult, SearchResponse
-
-COMPONENTS = ("bm25", "splade", "dense")
 
 
 def returned_chunks(answer: SearchResponse) -> list[ChunkResult]:
@@ -25,7 +24,7 @@ def contributions(answer: SearchResponse) -> dict[str, int]:
     chunks = returned_chunks(answer)
     return {
         component: sum(1 for c in chunks if getattr(c.component_scores, component) is not None)
-        for component in COMPONENTS
+        for component in COMPONENT_ORDER
         if component in answer.metadata.components_used
     }
 

@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from control_plane.evaluation.runner import SHARE_CUTOFF, ConfigurationResult, SuiteResult
+from control_plane.query.components import COMPONENT_ORDER
 from control_plane.reports.figures import new_figure, save_figure
 from control_plane.reports.markdown import markdown_table
 from control_plane.testsets.stratify import Stratification
@@ -80,9 +81,10 @@ def _share(result: ConfigurationResult, component: str) -> str:
 
 
 def share_table(suite: SuiteResult) -> list[str]:
-    components = ["bm25", "splade", "dense"]
-    rows = [[r.name, *(_share(r, c) for c in components)] for r in suite.results if r.configuration.is_hybrid]
-    return markdown_table(["configuration", *components], rows)
+    rows = [
+        [r.name, *(_share(r, c) for c in COMPONENT_ORDER)] for r in suite.results if r.configuration.is_hybrid
+    ]
+    return markdown_table(["configuration", *COMPONENT_ORDER], rows)
 
 
 def stratification_lines(stratification: Stratification) -> list[str]:

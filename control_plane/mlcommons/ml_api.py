@@ -48,6 +48,16 @@ def find_model(client: OpenSearch, name: str) -> dict[str, Any] | None:
     return {"_id": newest["_id"], **newest["_source"]}
 
 
+def live_state(client: OpenSearch, model_id: str) -> str:
+    """A model's state as ml-commons holds it now: a real-time get, where a search of the model index
+    may still show the state before the last deploy (it refreshes about once a second), so a status read
+    right after ``deploy_model`` returned agrees with it. NOT_REGISTERED when the model is gone."""
+    try:
+        return str(ml(client).get_model(model_id=model_id).get("model_state", "UNKNOWN"))
+    except NotFoundError:
+        return "NOT_REGISTERED"
+
+
 def ml(client: OpenSearch) -> Any:
     """The ml-commons namespace of opensearch-py (untyped there)."""
     return client.plugins.ml

@@ -21,7 +21,14 @@ from opensearchpy.exceptions import RequestError
 from control_plane.config.settings import Settings
 from control_plane.locations import CONNECTORS_DIR
 from control_plane.mlcommons.doc_only import corpus_idf, register_tokenizer_model, tokenizer_bundle
-from control_plane.mlcommons.ml_api import deploy_model, find_model, ml, remove_model, retry_recovering
+from control_plane.mlcommons.ml_api import (
+    deploy_model,
+    find_model,
+    live_state,
+    ml,
+    remove_model,
+    retry_recovering,
+)
 from control_plane.resources.catalog import CLINICAL_ROLES
 from control_plane.resources.render import render
 
@@ -161,12 +168,12 @@ def models_status(client: OpenSearch, settings: Settings) -> list[RegisteredMode
                     spec.name,
                     found["_id"],
                     found.get("connector_id", ""),
-                    found.get("model_state", "UNKNOWN"),
+                    live_state(client, found["_id"]),
                 )
             )
     if settings.models.sparse_query_mode == "doc-only":
         found = find_model(client, doc_only_model_name(settings))
-        state = "NOT_REGISTERED" if found is None else str(found.get("model_state", "UNKNOWN"))
+        state = "NOT_REGISTERED" if found is None else live_state(client, str(found["_id"]))
         status.append(
             RegisteredModel(
                 "sparse_query",

@@ -10,6 +10,10 @@ something else ("rate" in "heart rate", "safety" in "safety culture", "how many"
 milligrams", which is dosage, not a count). Listing these is cheaper and keeps more recall than
 deleting a cue that is right in most queries.
 
+A terse question (at most ``terse_words`` words besides the records it names: "methods of NCT03418623",
+"dose NCT01029262", "GRECCAR 2 trial results") is keywords, every word of it chosen: there a cue word
+counts as a phrase. In a sentence a lone cue may be incidental; in three words it is what is asked.
+
 A phrase may hold gaps, written ``...``: "how is ... given" matches "how is the study drug given" (at
 most ``max_gap_words`` words in each gap). Clinicians put the topic inside the question ("does
 mepolizumab help", "what is LJPC-501 given for"), so a phrase that must be contiguous misses it.
@@ -36,6 +40,7 @@ from control_plane.config.settings import describe_errors
 from control_plane.config.strict import StrictSettings
 from control_plane.errors import BiohybridError, ClientError
 from control_plane.locations import CONFIG_DIR
+from control_plane.query.named_records import words_besides_identifiers
 from control_plane.words.atoms import ATOM, Atom, atom_positions, atoms, find_sequence
 
 DEFAULT_INTENTS_FILE: Final = CONFIG_DIR / "intents.yaml"
@@ -109,6 +114,12 @@ class IntentConfig(StrictSettings):
     version: Literal[1] = 1
     confidence: ConfidenceWeights = ConfidenceWeights()
     max_gap_words: int = Field(4, ge=1, description="words a '...' gap in a phrase may stand for")
+    terse_words: int = Field(
+        0,
+        ge=0,
+        description="a question of at most this many words besides the records it names is keywords: "
+        "each cue word in it counts as a phrase (0: never)",
+    )
     table_routing: TableRoutingFactors = TableRoutingFactors()
     intents: dict[str, IntentRule] = Field(min_length=1)
     many_records: ManyRecordsRule | None = None
@@ -218,9 +229,17 @@ class _Match:
     parts: tuple[Span, ...]
 
 
-def _matches(query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig) -> dict[Span, _Match]:
+def is_terse(query: str, terse_words: int) -> bool:
+    """Whether the question is keywords: at most ``terse_words`` words besides the records it names."""
+    return 0 < len(words_besides_identifiers(query)) <= terse_words
+
+
+def _matches(
+    query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig, terse: bool = False
+) -> dict[Span, _Match]:
     """Character span -> each phrase occurrence (its weight and the spans of its parts), without
-    occurrences inside a longer one or inside an occurrence of an ``ignore_within`` phrase."""
+    occurrences inside a longer one or inside an occurrence of an ``ignore_within`` phrase. In a
+    ``terse`` question a cue word weighs as a phrase."""
     positions = atom_positions(query_atoms)
     weights, gap = config.confidence, config.max_gap_words
     ignored = [
@@ -231,7 +250,7 @@ def _matches(query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig
     found: dict[Span, _Match] = {}
     for phrase in rule.phrases:
         keys = _phrase_keys(phrase)
-        weight = weights.phrase if sum(len(part) for part in keys) > 1 else weights.cue
+        weight = weights.phrase if terse or sum(len(part) for part in keys) > 1 else weights.cue
         for parts in find_phrase(query_atoms, keys, gap, positions):
             span = _whole(parts)
             if any(_inside(span, other) for other in ignored):
@@ -257,9 +276,10 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
     """The intents whose phrases occur in ``query``, most confident first (configuration order on
     ties); [] when no phrase occurs."""
     query_atoms = atoms(query)
+    terse = is_terse(query, config.terse_words)
     detected: list[DetectedIntent] = []
     for name, rule in config.intents.items():
-        found = _matches(query_atoms, rule, config)
+        found = _matches(query_atoms, rule, config, terse)
         if not found:
             continue
         confidence = 1.0 - math.prod(1.0 - match.weight for match in found.values())

@@ -78,6 +78,13 @@ def identifier_phrases(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrases))[:MAX_TERMS]
 
 
+def words_besides_identifiers(text: str) -> tuple[str, ...]:
+    """The question's words (as cleaned for identifier matching) outside its identifier phrases: what it
+    says about the records it names ("methods" in "IN-REC-SUR-E trial methods" with "trial")."""
+    named = {token for phrase in identifier_phrases(text) for token in phrase.split()}
+    return tuple(token for token in map(_clean, _TOKEN.findall(text)) if token and token not in named)
+
+
 def named_record_clause(phrases: tuple[str, ...]) -> dict[str, Any]:
     """Chunks whose record carries one of ``phrases`` as an identifier, scored ``NAMED_RECORD_BOOST``."""
     return {"terms": {IDENTIFIER_FIELD: list(phrases), "boost": NAMED_RECORD_BOOST}}

@@ -50,11 +50,35 @@ def test_a_phrase_counts_0_9_and_its_inner_cue_words_are_not_counted_again(confi
 
 
 def test_one_cue_word_is_0_6_and_two_raise_it_to_0_84(config: IntentConfig) -> None:
-    one = _by_name(detect_intents("warfarin toxicity", config))
-    two = _by_name(detect_intents("warfarin toxicity and safety", config))
+    one = _by_name(detect_intents("warfarin toxicity in elderly patients on long-term treatment", config))
+    two = _by_name(detect_intents("warfarin toxicity and safety in elderly patients on treatment", config))
     assert one["adverse_events"].confidence == pytest.approx(0.6)
     assert two["adverse_events"].confidence == pytest.approx(1 - 0.4 * 0.4)
     assert two["adverse_events"].matched == ("toxicity", "safety")
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("methods of NCT03418623", "methods"),
+        ("dose NCT01029262", "dosage"),
+        ("GRECCAR 2 trial results", "results"),  # "GRECCAR 2" is the record's name, not a word
+        ("IN-REC-SUR-E trial methods", "methods"),
+        ("warfarin toxicity", "adverse_events"),
+    ],
+)
+def test_in_a_terse_question_a_cue_word_weighs_as_a_phrase(
+    config: IntentConfig, question: str, intent: str
+) -> None:
+    assert config.terse_words == 3
+    assert _by_name(detect_intents(question, config))[intent].confidence == pytest.approx(0.9)
+
+
+def test_a_question_of_more_words_than_terse_words_keeps_its_cue_at_0_6(config: IntentConfig) -> None:
+    four = _by_name(detect_intents("what were the methods of NCT03418623", config))
+    assert four["methods"].confidence == pytest.approx(0.6)
+    off = config.model_copy(update={"terse_words": 0})
+    assert _by_name(detect_intents("dose NCT01029262", off))["dosage"].confidence == pytest.approx(0.6)
 
 
 def test_phrase_plus_cue_is_0_96(config: IntentConfig) -> None:

@@ -13,6 +13,7 @@ from control_plane.query.named_records import (
     identifier_phrases,
     registry_ids,
     with_named_records,
+    words_besides_identifiers,
 )
 
 
@@ -89,3 +90,10 @@ def test_absent_only_when_no_hit_carries_any_named_id() -> None:
     assert absent_records("nct01642004 or NCT03548935", hits) == ()  # one is here: route on it
     assert absent_records("ARROW eligibility", hits) == ()  # an acronym may be a word: never "absent"
     assert absent_records("eligibility", []) == ()
+
+
+def test_the_words_besides_identifiers_leave_out_every_token_of_a_named_phrase() -> None:
+    assert words_besides_identifiers("GRECCAR 2 trial results") == ("trial", "results")
+    assert words_besides_identifiers("methods of NCT03418623?") == ("methods", "of")
+    assert words_besides_identifiers("PMID 30578883 results") == ("results",)
+    assert words_besides_identifiers("exclusion criteria") == ("exclusion", "criteria")

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks.client_forms.compute import FormVerdict, added_p95
 from benchmarks.client_forms.forms import FORMS
-from benchmarks.client_forms.measure import _cut_down
+from benchmarks.client_forms.measure import _cut_down, kept_to_sources
 from benchmarks.clinical_pipelines.compute import Latency
 from control_plane.clinical.client_forms import client_query
 
@@ -46,3 +46,20 @@ def test_the_cut_down_pipelines_keep_the_rewrite_and_fusion_and_drop_routing() -
     assert rewrite_only["phase_results_processors"] == CLINICAL["phase_results_processors"]
     window = _cut_down(CLINICAL, window=True)
     assert len(window["request_processors"]) == 4 and window["response_processors"] == [{"truncate_hits": {}}]
+
+
+def _hit(chunk: str, source: str) -> dict[str, object]:
+    return {"_id": chunk, "_source": {"source": source}}
+
+
+def test_the_reference_of_a_source_filter_keeps_the_plain_order_of_those_sources() -> None:
+    hits = [
+        _hit("m1", "medline"),
+        _hit("c1", "ctgov"),
+        _hit("p1", "pmc"),
+        _hit("m2", "medline"),
+        _hit("c2", "ctgov"),
+    ]
+    assert kept_to_sources(hits, ("ctgov", "pmc")) == ["c1", "p1", "c2"]
+    assert kept_to_sources(hits, ("ctgov", "pmc"), k=2) == ["c1", "p1"]
+    assert kept_to_sources(hits, ("nfcorpus",)) == []

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from benchmarks import client_forms
 from benchmarks.client_forms.compute import FormVerdict
-from benchmarks.client_forms.forms import FORMS, PLAIN
+from benchmarks.client_forms.forms import FORMS, PLAIN, SOURCES_KEPT
 from benchmarks.client_forms.libraries import LIBRARIES
 from benchmarks.client_forms.measure import (
     Ranker,
     breakdown_pipelines,
     form_ranker,
     mean_ndcg,
+    plain_kept_ranker,
     timed_calls,
 )
 from benchmarks.client_forms.report import Findings, render_report
@@ -29,6 +30,11 @@ from control_plane.testsets.catalog import is_test_split, load_test_set
 
 PROG = "python -m benchmarks.client_forms"
 FUSIONS = ("minmax", "rrf")
+
+
+def _kept(form: str) -> str:
+    """The label of a source-narrowing form's reference: the plain form kept to its sources."""
+    return f"plain form kept to the sources of '{form}'"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,21 +64,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     steps = [(split, fusion) for split in args.split for fusion in FUSIONS]
     verdicts: list[FormVerdict] = []
     questions: dict[str, int] = {}
-    with progress_bar(total=len(steps) * (len(FORMS) + len(LIBRARIES)), desc="relevance", unit="form") as bar:
+    per_step = len(FORMS) + len(LIBRARIES) + len(SOURCES_KEPT)
+    with progress_bar(total=len(steps) * per_step, desc="relevance", unit="form") as bar:
         for split, fusion in steps:
             pipeline = f"clinical-{fusion}"
             rankers: dict[str, Ranker] = {
                 name: form_ranker(client, args.index, pipeline, form) for name, form in FORMS.items()
             }
             rankers.update({name: make(url, args.index, pipeline) for name, make in LIBRARIES.items()})
+            window = settings.search.section_routing.pipeline_window
+            references = {
+                name: plain_kept_ranker(client, args.index, pipeline, window, sources)
+                for name, sources in SOURCES_KEPT.items()
+            }
             scores: dict[str, float] = {}
-            for name, rank in rankers.items():
+            for name, rank in {**rankers, **{_kept(name): r for name, r in references.items()}}.items():
                 questions[split], scores[name] = mean_ndcg(split, rank)
                 bar.update()
             verdicts.extend(
-                FormVerdict(split, fusion, name, score, scores[PLAIN])
+                FormVerdict(
+                    split, fusion, name, score, scores[_kept(name) if name in SOURCES_KEPT else PLAIN]
+                )
                 for name, score in scores.items()
-                if name != PLAIN
+                if name in rankers and name != PLAIN
             )
 
     texts = [q.text for q in load_test_set(args.timed_split).queries()][: args.timed_questions + 1]

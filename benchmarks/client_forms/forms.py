@@ -16,6 +16,10 @@ PLAIN: Final = "plain match"
 # Every source a clinical chunk index holds: a filter on all of them keeps every chunk, so a filtered form
 # must rank as the plain form does (a filter that drops a source would change the answer, not the form).
 ALL_SOURCES: Final = ["ctgov", "pmc", "medline"]
+# The documented filter keeps two of the three sources: its answer is measured against the plain
+# form's with the other source's hits taken out (what a client filtering by source expects), not against
+# the unfiltered plain form, which would measure the filter instead of the routing.
+TRIALS_AND_ARTICLES: Final = ("ctgov", "pmc")
 
 
 def _plain(question: str) -> dict[str, Any]:
@@ -24,9 +28,15 @@ def _plain(question: str) -> dict[str, Any]:
 
 FORMS: Final[dict[str, Form]] = {
     PLAIN: _plain,
-    "bool filter (terms)": lambda q: {
+    "bool filter (terms, every source)": lambda q: {
+        "query": {"bool": {"must": [{"match": {"text": q}}], "filter": [{"terms": {"source": ALL_SOURCES}}]}}
+    },
+    "bool filter (terms, ctgov and pmc)": lambda q: {
         "query": {
-            "bool": {"must": [{"match": {"text": q}}], "filter": [{"terms": {"source": ["ctgov", "pmc"]}}]}
+            "bool": {
+                "must": [{"match": {"text": q}}],
+                "filter": [{"terms": {"source": list(TRIALS_AND_ARTICLES)}}],
+            }
         }
     },
     "bool filter (nested bool, must_not)": lambda q: {
@@ -75,3 +85,5 @@ FORMS: Final[dict[str, Form]] = {
         },
     },
 }
+# Forms that narrow the sources: each is measured against the plain form's answer kept to those sources.
+SOURCES_KEPT: Final[dict[str, tuple[str, ...]]] = {"bool filter (terms, ctgov and pmc)": TRIALS_AND_ARTICLES}

@@ -37,6 +37,25 @@ def form_ranker(client: OpenSearch, index: str, pipeline: str, form: Form) -> Ra
     return rank
 
 
+def kept_to_sources(hits: list[dict[str, Any]], sources: tuple[str, ...], k: int = K) -> list[str]:
+    """The first ``k`` chunk ids among ``hits`` whose source is one of ``sources``."""
+    return [hit["_id"] for hit in hits if hit["_source"].get("source") in sources][:k]
+
+
+def plain_kept_ranker(
+    client: OpenSearch, index: str, pipeline: str, window: int, sources: tuple[str, ...]
+) -> Ranker:
+    """The plain form's answer with the other sources' hits taken out: the whole routed window (a page of
+    ``window`` hits is routed exactly as a page of ten), then the first ten of ``sources``."""
+
+    def rank(text: str) -> list[str]:
+        body = {"size": window, "_source": LEAN_SOURCE, "query": {"match": {"text": text}}}
+        answer = client.search(index=index, params={"search_pipeline": pipeline}, body=body)
+        return kept_to_sources(answer["hits"]["hits"], sources)
+
+    return rank
+
+
 def mean_ndcg(split: str, rank: Ranker) -> tuple[int, float]:
     """(questions, mean nDCG@10) of a ranker over a split's judged questions."""
     questions, qrels = judged_questions(split)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from benchmarks.client_forms.compute import ADDED_P95_MS, WITHIN_PLAIN, FormVerdict, added_p95
+from benchmarks.client_forms.forms import SOURCES_KEPT
 from benchmarks.client_forms.measure import EXPLICIT, PLAIN_FORM
 from benchmarks.clinical_pipelines.compute import Latency
 from benchmarks.run_stamp import RunStamp, report_opening
@@ -42,7 +43,11 @@ def render_report(findings: Findings, context: RunStamp, index: str) -> str:
         ),
         "## nDCG@10 of each form against the plain form",
         "Each form is a body a client or a library sends (benchmarks/client_forms/forms.py), "
-        "or the library's own retriever (libraries.py), through the clinical pipeline of each fusion.",
+        "or the library's own retriever (libraries.py), through the clinical pipeline of each fusion. "
+        "A form that narrows the sources is compared with the plain form's answer kept to those sources "
+        "(its whole routed window, the other sources' hits taken out): "
+        + "; ".join(f"'{form}' with {', '.join(sources)}" for form, sources in SOURCES_KEPT.items())
+        + ".",
         "",
         *_form_table(findings.forms, findings.questions),
         "",

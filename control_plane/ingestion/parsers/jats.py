@@ -21,6 +21,7 @@ from control_plane.ingestion.dates import date_from_parts
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.safe_xml import XmlRefusedError, parse_root
+from control_plane.ingestion.parsers.study_names import study_names
 from control_plane.ingestion.parsers.xml_text import element_text, error_location, local_name, to_html
 from control_plane.ingestion.section_kinds import classify_heading, nested_kind
 
@@ -191,9 +192,10 @@ def jats_document(root: ET.Element, path: Path) -> Document:
         _collect_floats(floats, (), "other", out)
     metadata = _metadata(root, meta)
     doc_id = metadata["pmcid"] or path.name.removesuffix(".nxml")
+    title = element_text(meta.find("title-group/article-title"), _NON_PROSE)
     return assemble_document(
         doc_id=doc_id,
-        title=element_text(meta.find("title-group/article-title"), _NON_PROSE),
+        title=title,
         source="pmc",
         doc_type=root.get("article-type") or "article",
         url=f"https://www.ncbi.nlm.nih.gov/pmc/articles/{doc_id}/" if metadata["pmcid"] else None,
@@ -201,7 +203,7 @@ def jats_document(root: ET.Element, path: Path) -> Document:
         sections=[*out.sections, *out.figures],
         tables=out.tables,
         metadata={**metadata, "file": path.name},
-        identifiers=(metadata["pmcid"], metadata["pmid"], metadata["doi"]),
+        identifiers=(metadata["pmcid"], metadata["pmid"], metadata["doi"], *study_names(title)),
     )
 
 

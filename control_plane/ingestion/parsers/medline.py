@@ -24,6 +24,7 @@ from control_plane.ingestion.dates import date_from_parts, parse_loose_date
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.safe_xml import REFUSALS, XmlRefusedError, refused, safe_pull_parser
+from control_plane.ingestion.parsers.study_names import study_names
 from control_plane.ingestion.parsers.xml_text import element_text, open_binary
 from control_plane.ingestion.section_kinds import classify_heading
 
@@ -215,7 +216,7 @@ def medline_document(record: ET.Element) -> Document:
             "chemicals": [element_text(c) for c in citation.findall("ChemicalList/Chemical/NameOfSubstance")],
             "vernacular_title": element_text(article.find("VernacularTitle")) or None,
         },
-        identifiers=(pmid, pmcid, doi),
+        identifiers=(pmid, pmcid, doi, *study_names(title)),
     )
 
 

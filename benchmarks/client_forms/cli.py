@@ -62,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     url = settings.opensearch.url
 
     steps = [(split, fusion) for split in args.split for fusion in FUSIONS]
+    window = settings.search.section_routing.pipeline_window
     verdicts: list[FormVerdict] = []
     questions: dict[str, int] = {}
     per_step = len(FORMS) + len(LIBRARIES) + len(SOURCES_KEPT)
@@ -72,21 +73,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 name: form_ranker(client, args.index, pipeline, form) for name, form in FORMS.items()
             }
             rankers.update({name: make(url, args.index, pipeline) for name, make in LIBRARIES.items()})
-            window = settings.search.section_routing.pipeline_window
             references = {
-                name: plain_kept_ranker(client, args.index, pipeline, window, sources)
+                _kept(name): plain_kept_ranker(client, args.index, pipeline, window, sources)
                 for name, sources in SOURCES_KEPT.items()
             }
             scores: dict[str, float] = {}
-            for name, rank in {**rankers, **{_kept(name): r for name, r in references.items()}}.items():
+            for name, rank in {**rankers, **references}.items():
                 questions[split], scores[name] = mean_ndcg(split, rank)
                 bar.update()
             verdicts.extend(
                 FormVerdict(
-                    split, fusion, name, score, scores[_kept(name) if name in SOURCES_KEPT else PLAIN]
+                    split, fusion, name, scores[name], scores[_kept(name) if name in SOURCES_KEPT else PLAIN]
                 )
-                for name, score in scores.items()
-                if name in rankers and name != PLAIN
+                for name in rankers
+                if name != PLAIN
             )
 
     texts = [q.text for q in load_test_set(args.timed_split).queries()][: args.timed_questions + 1]

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from opensearchpy import OpenSearch
 
-from benchmarks.client_forms.forms import Form
+from benchmarks.client_forms.forms import FORMS, PLAIN, Form
 from benchmarks.clinical_pipelines.measure import LEAN_SOURCE, judged_questions
 from control_plane.measures.metrics import ndcg_at_k
 from control_plane.query.components import text_hybrid_query
@@ -25,14 +25,20 @@ PLAIN_FORM: Final = "plain form, clinical-minmax (rewrite + window + routing)"
 _TEMPORARY: Final = {REWRITE_ONLY: "bench-client-forms-rewrite", WINDOW: "bench-client-forms-window"}
 
 
+def _hits(client: OpenSearch, index: str, pipeline: str, body: dict[str, Any], size: int) -> list[Any]:
+    """The hits a form's ``body`` gets through ``pipeline``, ``size`` of them (stored vectors left out
+    unless the form chooses its own ``_source``)."""
+    answer = client.search(
+        index=index, params={"search_pipeline": pipeline}, body={"size": size, "_source": LEAN_SOURCE, **body}
+    )
+    return list(answer["hits"]["hits"])
+
+
 def form_ranker(client: OpenSearch, index: str, pipeline: str, form: Form) -> Ranker:
-    """The chunk ids a form's body gets through ``pipeline`` (stored vectors left out unless the form
-    chooses its own ``_source``)."""
+    """The chunk ids a form's body gets through ``pipeline``."""
 
     def rank(text: str) -> list[str]:
-        body = {"size": K, "_source": LEAN_SOURCE, **form(text)}
-        answer = client.search(index=index, params={"search_pipeline": pipeline}, body=body)
-        return [hit["_id"] for hit in answer["hits"]["hits"]]
+        return [hit["_id"] for hit in _hits(client, index, pipeline, form(text), K)]
 
     return rank
 
@@ -49,9 +55,7 @@ def plain_kept_ranker(
     ``window`` hits is routed exactly as a page of ten), then the first ten of ``sources``."""
 
     def rank(text: str) -> list[str]:
-        body = {"size": window, "_source": LEAN_SOURCE, "query": {"match": {"text": text}}}
-        answer = client.search(index=index, params={"search_pipeline": pipeline}, body=body)
-        return kept_to_sources(answer["hits"]["hits"], sources)
+        return kept_to_sources(_hits(client, index, pipeline, FORMS[PLAIN](text), window), sources)
 
     return rank
 

@@ -53,9 +53,14 @@ def live_state(client: OpenSearch, model_id: str) -> str:
     may still show the state before the last deploy (it refreshes about once a second), so a status read
     right after ``deploy_model`` returned agrees with it. NOT_REGISTERED when the model is gone."""
     try:
-        return str(ml(client).get_model(model_id=model_id).get("model_state", "UNKNOWN"))
+        return _model_state(client, model_id) or "UNKNOWN"
     except NotFoundError:
         return "NOT_REGISTERED"
+
+
+def _model_state(client: OpenSearch, model_id: str) -> str:
+    """The model's ``model_state`` by real-time get ("" when the model has none yet)."""
+    return str(ml(client).get_model(model_id=model_id).get("model_state", ""))
 
 
 def ml(client: OpenSearch) -> Any:
@@ -65,12 +70,12 @@ def ml(client: OpenSearch) -> Any:
 
 def deploy_model(client: OpenSearch, model_id: str, timeout_s: float) -> str:
     """Deploy ``model_id`` unless deployed, and wait for DEPLOYED (any model kind, remote or uploaded)."""
-    state = str(ml(client).get_model(model_id=model_id).get("model_state", ""))
+    state = _model_state(client, model_id)
     if state != "DEPLOYED":
         ml(client).deploy_model(model_id=model_id)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        state = str(ml(client).get_model(model_id=model_id).get("model_state", ""))
+        state = _model_state(client, model_id)
         if state == "DEPLOYED":
             return state
         if state == "DEPLOY_FAILED":

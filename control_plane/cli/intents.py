@@ -1,6 +1,7 @@
 """`intents check`: how well clinical intent detection finds what a hand-labelled query sample means
 (micro precision and recall overall, per intent, per query form); exit 1 below the targets, so a phrase
-list change that loses recall or precision fails where it is run. No node needed."""
+list change that loses recall or precision fails where it is run. `intents cues`: build the corpus cues
+file (clinical/corpus_cues.py) from corpus sources. No node needed for either."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, Subcommands, guide
+from control_plane.clinical.corpus_cues import CueSelection, dump_corpus_cues
 from control_plane.clinical.intent_quality import (
     DEFAULT_LABELS_FILE,
     Counts,
@@ -20,6 +22,8 @@ from control_plane.clinical.intent_quality import (
 from control_plane.clinical.intents import IntentConfigError, load_intent_config
 from control_plane.clinical.planning import intent_config_path
 from control_plane.config.settings import Settings
+from control_plane.ingestion.corpus_terms import DEFAULT_CUES_FILE, build_corpus_cues
+from control_plane.ingestion.parsers import unknown_sources
 
 MIN_PRECISION = 0.9
 MIN_RECALL = 0.8
@@ -29,20 +33,79 @@ def add_parsers(commands: Subcommands) -> None:
     intents = commands.add_parser(
         "intents",
         epilog=guide("api/search.md"),
-        help="check clinical intent detection against a labelled query sample",
-        description="`intents check` runs the intent detector (search.intents_file) over a labelled "
-        "sample (JSON lines: query, intents, form) and prints micro precision and recall overall, per "
-        "intent and per form. Exits 1 when precision or recall is below its minimum.",
+        help="check clinical intent detection; build its corpus cues",
+        description="`intents check` measures the intent detector on a labelled sample; `intents cues` "
+        "builds the cue words the corpus knows (the harms its adverse-event tables name).",
     )
-    intents.add_argument("action", choices=["check"], help="what to do")
-    intents.add_argument(
+    actions = intents.add_subparsers(dest="intents_action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        epilog=guide("api/search.md"),
+        help="precision and recall of intent detection on a labelled query sample",
+        description="Runs the intent detector (search.intents_file) over a labelled sample (JSON lines: "
+        "query, intents, form) and prints micro precision and recall overall, per intent and per form. "
+        "Exits 1 when precision or recall is below its minimum.",
+    )
+    check.add_argument(
         "--labels", type=Path, default=DEFAULT_LABELS_FILE, help="labelled sample (default: packaged)"
     )
-    intents.add_argument("--intents-file", type=Path, help="intents YAML (default: search.intents_file)")
-    intents.add_argument("--min-precision", type=float, default=MIN_PRECISION, help="default %(default)s")
-    intents.add_argument("--min-recall", type=float, default=MIN_RECALL, help="default %(default)s")
-    intents.add_argument("--mistakes", action="store_true", help="list each query detected wrongly")
-    intents.set_defaults(handler=_check)
+    check.add_argument("--intents-file", type=Path, help="intents YAML (default: search.intents_file)")
+    check.add_argument("--min-precision", type=float, default=MIN_PRECISION, help="default %(default)s")
+    check.add_argument("--min-recall", type=float, default=MIN_RECALL, help="default %(default)s")
+    check.add_argument("--mistakes", action="store_true", help="list each query detected wrongly")
+    check.set_defaults(handler=_check)
+    cues = actions.add_parser(
+        "cues",
+        epilog=guide("api/search.md"),
+        help="build the corpus cues file: harm words from the corpus's adverse-event tables",
+        description="Reads the sources as `biohybrid ingest` does (no node), and writes the words of the "
+        "adverse events that at least --min-records records list, that the adverse-event chunks hold at "
+        "least e^--min-log-ratio times as often as the other chunks, and that name no record's topic "
+        "(title, conditions, keywords) nor, in the MEDLINE citations' MeSH headings given with --mesh, "
+        "mostly a subject rather than a caused condition. intents.yaml's corpus_cues names the file; "
+        "restart the inference service and the API to read a new one.",
+    )
+    cues.add_argument(
+        "sources", nargs="+", help="corpus files or folders (ClinicalTrials.gov, PMC, MEDLINE, as for ingest)"
+    )
+    cues.add_argument(
+        "--mesh",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="MEDLINE citations whose MeSH headings tell a harm from a subject (a dataset id such as "
+        "medline, a file or a folder; repeatable)",
+    )
+    cues.add_argument("--out", type=Path, default=DEFAULT_CUES_FILE, help="default: %(default)s")
+    cues.add_argument("--min-records", type=int, default=CueSelection.min_records, help="default %(default)s")
+    cues.add_argument(
+        "--min-log-ratio", type=float, default=CueSelection.min_log_ratio, help="default %(default)s"
+    )
+    cues.set_defaults(handler=_cues)
+
+
+def _cues(settings: Settings, args: argparse.Namespace) -> int:
+    if args.min_records < 1:
+        print("error: --min-records must be at least 1", file=sys.stderr)
+        return EXIT_CONFIG
+    unknown = unknown_sources([*args.sources, *args.mesh])
+    if unknown:
+        print(
+            f"error: no such source {', '.join(unknown)}: name files or folders of the corpus",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
+    selection = CueSelection(min_records=args.min_records, min_log_ratio=args.min_log_ratio)
+    cues = build_corpus_cues(args.sources, args.mesh, selection)
+    dump_corpus_cues(cues, args.out)
+    counts = cues.counts or {}
+    words = {name: len(found) for name, found in cues.intents.items()}
+    print(
+        f"{args.out}: {words} cue words from {counts.get('records_with_terms', 0)} records' adverse-event "
+        f"tables, {counts.get('chunks', 0)} chunks of {counts.get('documents', 0)} documents, "
+        f"{counts.get('headings', 0)} MeSH headings"
+    )
+    return 0
 
 
 def _check(settings: Settings, args: argparse.Namespace) -> int:

@@ -14,6 +14,10 @@ A terse question (at most ``terse_words`` words besides the records it names: "m
 "dose NCT01029262", "GRECCAR 2 trial results") is keywords, every word of it chosen: there a cue word
 counts as a phrase. In a sentence a lone cue may be incidental; in three words it is what is asked.
 
+Corpus cues (``corpus_cues``, a file `biohybrid intents cues` builds: clinical/corpus_cues.py): words
+the corpus knows for an intent without anyone listing them, such as the harms its adverse-event tables
+name ("nasopharyngitis", "neutropenia"). Each is one more cue word of its intent, matched like one.
+
 A phrase may hold gaps, written ``...``: "how is ... given" matches "how is the study drug given" (at
 most ``max_gap_words`` words in each gap). Clinicians put the topic inside the question ("does
 mepolizumab help", "what is LJPC-501 given for"), so a phrase that must be contiguous misses it.
@@ -26,15 +30,16 @@ a kind.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator
 
+from control_plane.clinical.corpus_cues import CorpusCuesError, load_corpus_cues
 from control_plane.clinical.labels import IntentHint
 from control_plane.config.settings import describe_errors
 from control_plane.config.strict import StrictSettings
@@ -123,6 +128,27 @@ class IntentConfig(StrictSettings):
     table_routing: TableRoutingFactors = TableRoutingFactors()
     intents: dict[str, IntentRule] = Field(min_length=1)
     many_records: ManyRecordsRule | None = None
+    corpus_cues: str | None = Field(
+        None,
+        description="a corpus cues file (`biohybrid intents cues`), relative to the intents file: each "
+        "word it lists for an intent is one more cue word of that intent (clinical/corpus_cues.py)",
+    )
+    _cue_keys: dict[str, frozenset[str]] = PrivateAttr(default_factory=dict)
+
+    def cue_keys(self, intent: str) -> frozenset[str]:
+        """The keys of the corpus cue words of ``intent`` (empty without a corpus cues file)."""
+        return self._cue_keys.get(intent, frozenset())
+
+    def with_cue_keys(self, keys: Mapping[str, frozenset[str]]) -> IntentConfig:
+        """A copy whose intents also have these corpus cue words (keys, as :func:`atoms` reads words)."""
+        unknown = sorted(set(keys) - set(self.intents))
+        if unknown:
+            raise IntentConfigError(
+                f"corpus cues for unknown intents {unknown}; intents: {sorted(self.intents)}"
+            )
+        copy = self.model_copy()
+        copy._cue_keys = {name: frozenset(words) for name, words in keys.items()}
+        return copy
 
     @field_validator("intents")
     @classmethod
@@ -185,7 +211,14 @@ def load_intent_config(path: Path = DEFAULT_INTENTS_FILE) -> IntentConfig:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise IntentConfigError(f"intents file {path} is not valid YAML: {exc}") from None
-    return parse_intent_config(data, str(path))
+    config = parse_intent_config(data, str(path))
+    if config.corpus_cues is None:
+        return config
+    try:
+        cues = load_corpus_cues(path.parent / config.corpus_cues)
+    except CorpusCuesError as exc:
+        raise IntentConfigError(f"{path}: corpus_cues: {exc}") from None
+    return config.with_cue_keys({name: cues.keys(name) for name in cues.intents})
 
 
 @lru_cache(maxsize=4096)
@@ -235,11 +268,16 @@ def is_terse(query: str, terse_words: int) -> bool:
 
 
 def _matches(
-    query_atoms: Sequence[Atom], rule: IntentRule, config: IntentConfig, terse: bool = False
+    query_atoms: Sequence[Atom],
+    rule: IntentRule,
+    config: IntentConfig,
+    terse: bool = False,
+    cue_keys: frozenset[str] = frozenset(),
 ) -> dict[Span, _Match]:
     """Character span -> each phrase occurrence (its weight and the spans of its parts), without
-    occurrences inside a longer one or inside an occurrence of an ``ignore_within`` phrase. In a
-    ``terse`` question a cue word weighs as a phrase."""
+    occurrences inside a longer one or inside an occurrence of an ``ignore_within`` phrase. A word whose
+    key is one of ``cue_keys`` (the intent's corpus cues) is one more cue word. In a ``terse`` question a
+    cue word weighs as a phrase."""
     positions = atom_positions(query_atoms)
     weights, gap = config.confidence, config.max_gap_words
     ignored = [
@@ -257,6 +295,11 @@ def _matches(
                 continue
             if span not in found or weight > found[span].weight:
                 found[span] = _Match(weight, parts)
+    cue_weight = weights.phrase if terse else weights.cue
+    for atom in query_atoms:
+        span = (atom.start, atom.end)
+        if atom.key in cue_keys and span not in found and not any(_inside(span, o) for o in ignored):
+            found[span] = _Match(cue_weight, (span,))
     return {
         span: match
         for span, match in found.items()
@@ -279,7 +322,7 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
     terse = is_terse(query, config.terse_words)
     detected: list[DetectedIntent] = []
     for name, rule in config.intents.items():
-        found = _matches(query_atoms, rule, config, terse)
+        found = _matches(query_atoms, rule, config, terse, config.cue_keys(name))
         if not found:
             continue
         confidence = 1.0 - math.prod(1.0 - match.weight for match in found.values())

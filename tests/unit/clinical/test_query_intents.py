@@ -81,6 +81,57 @@ def test_a_question_of_more_words_than_terse_words_keeps_its_cue_at_0_6(config: 
     assert _by_name(detect_intents("dose NCT01029262", off))["dosage"].confidence == pytest.approx(0.6)
 
 
+@pytest.mark.parametrize(
+    ("question", "harm"),
+    [
+        ("upper respiratory infections and nasopharyngitis certolizumab versus placebo", "nasopharyngitis"),
+        ("number of patients with hypotension or nausea with spinal epidural versus general", "nausea"),
+        ("bowel perforation and NEC in tiny preemies given fluconazole vs placebo", "perforation"),
+    ],
+)
+def test_a_harm_the_corpus_lists_is_an_adverse_events_cue(
+    config: IntentConfig, question: str, harm: str
+) -> None:
+    assert config.corpus_cues == "corpus_cues.json"
+    detected = _by_name(detect_intents(question, config))["adverse_events"]
+    assert (detected.matched, detected.confidence) == ((harm,), pytest.approx(0.6))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "are smokers excluded from the asthma biologic trials",  # asthma: MEDLINE's subject, not a harm
+        "headache and aphasia after starting blinatumomab",  # headache names a record's topic
+        "efficacy of lenalidomide in lower risk MDS",
+    ],
+)
+def test_a_subject_is_not_a_harm(config: IntentConfig, question: str) -> None:
+    detected = _by_name(detect_intents(question, config)).get("adverse_events")
+    assert detected is None or "headache" not in detected.matched
+
+
+def test_corpus_cues_are_cue_words_terse_ignored_and_off_without_the_file(config: IntentConfig) -> None:
+    cued = config.with_cue_keys({"adverse_events": frozenset({"rash"})})
+    assert _by_name(detect_intents("rash with drug X in the trial", cued))["adverse_events"].confidence == 0.6
+    assert _by_name(detect_intents("rash drug X", cued))["adverse_events"].confidence == pytest.approx(0.9)
+    # a corpus cue inside an ignore_within phrase means something else, like any cue
+    safety = config.with_cue_keys({"adverse_events": frozenset({"cultur"})})
+    assert "adverse_events" not in _by_name(detect_intents("safety culture in wards", safety))
+    bare = config.with_cue_keys({})
+    assert detect_intents("rash with drug X in the trial", bare) == []
+    with pytest.raises(IntentConfigError, match="unknown intents"):
+        config.with_cue_keys({"harms": frozenset({"rash"})})
+
+
+def test_an_intents_file_naming_a_missing_cues_file_says_how_to_build_it(tmp_path: Path) -> None:
+    data = yaml.safe_load(DEFAULT_INTENTS_FILE.read_text(encoding="utf-8"))
+    data["corpus_cues"] = "absent.json"
+    path = tmp_path / "intents.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(IntentConfigError, match=r"corpus_cues.*biohybrid intents cues"):
+        load_intent_config(path)
+
+
 def test_phrase_plus_cue_is_0_96(config: IntentConfig) -> None:
     detected = _by_name(detect_intents("adverse events and toxicity", config))
     assert detected["adverse_events"].confidence == pytest.approx(1 - 0.1 * 0.4)

@@ -132,6 +132,27 @@ def test_an_intents_file_naming_a_missing_cues_file_says_how_to_build_it(tmp_pat
         load_intent_config(path)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who can get the study drug outside a clinical trial",
+        "who could receive nivolumab through the access programme",
+        "requirements to receive the vaccine in the trial",
+        "do patients have to be treatment naive to be randomised",
+        "what platelet count keeps patients out of the study",
+        "which patients were included in the registry",
+    ],
+)
+def test_who_may_receive_join_or_be_randomised_is_eligibility(config: IntentConfig, question: str) -> None:
+    detected = _by_name(detect_intents(question, config))
+    assert detected["eligibility"].confidence == pytest.approx(0.9)
+    assert "methods" not in detected  # being randomised as a condition of entry is not the design
+
+
+def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:
+    assert set(_by_name(detect_intents("how were patients randomised in the trial", config))) == {"methods"}
+
+
 def test_phrase_plus_cue_is_0_96(config: IntentConfig) -> None:
     detected = _by_name(detect_intents("adverse events and toxicity", config))
     assert detected["adverse_events"].confidence == pytest.approx(1 - 0.1 * 0.4)

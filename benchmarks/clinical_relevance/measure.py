@@ -65,7 +65,7 @@ def capture(
         sections: list[ChunkResult] = []
         if boosts:
             wide = SectionRoutingSettings(min_topicality=0.0, max_documents=FETCH_DOCUMENTS)
-            documents = topical_records(fused, wide)
+            documents = list(topical_records(fused, wide))
             sections = fetch_sections(
                 service.client, index, tenant, intents.spec.filters, documents, boosts, 30
             )

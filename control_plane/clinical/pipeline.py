@@ -284,13 +284,13 @@ def route(
         return _not_here(candidates, plan, absent)
     ranked = sorted(candidates, key=lambda c: -c.score)  # stable: ties keep the order given
     considered, below = ranked[: params.depth], ranked[params.depth :]
-    scores = routed_scores(considered, plan.boosts, params, fetched=below)
+    topical = topical_documents(considered, params, plan.boosts) if plan.boosts else {}
+    scores = routed_scores(considered, plan.boosts, params, fetched=below, topical=topical)
     best = max((c.score for c in considered), default=0.0)
     for c in below:
         scores.setdefault(c.chunk_id, c.score / best if plan.boosts and best > 0 else c.score)
     if plan.boosts:
         scores = sink_near_empty(scores, candidates)
-    topical = topical_documents(considered, params, plan.boosts) if plan.boosts else {}
     notes = tuple(_note(c, plan, topical) for c in candidates)
     return Route(scores=tuple(scores[c.chunk_id] for c in candidates), notes=notes)
 

@@ -96,15 +96,19 @@ def routed_scores(
     boosts: Sequence[Boost],
     params: SectionRoutingSettings,
     fetched: Sequence[Candidate] = (),
+    topical: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """chunk id -> routed score (see the module docstring) for the fused candidates (best first; the
     first ``params.depth`` decide topicality) and the fetched section chunks the route lifts. With no
-    boost or no positive score: the candidates' own scores, unchanged."""
+    boost or no positive score: the candidates' own scores, unchanged. ``topical``: the
+    :func:`topical_documents` of these candidates when the caller already has them (it chose the
+    sections to fetch, or notes what was lifted), so the records are judged once."""
     considered = candidates[: params.depth]
     best = max((c.score for c in considered), default=0.0)
     if not boosts or best <= _TOLERANCE:
         return {c.chunk_id: c.score for c in candidates}
-    topical = topical_documents(considered, params, boosts)
+    if topical is None:
+        topical = topical_documents(considered, params, boosts)
 
     def lift(c: Candidate) -> float:
         if c.doc_id not in topical:

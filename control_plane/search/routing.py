@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.routing import Candidate, routed_order, routed_scores, topical_documents
@@ -18,10 +18,10 @@ def candidate(chunk: ChunkResult) -> Candidate:
 
 def topical_records(
     chunks: Sequence[ChunkResult], params: SectionRoutingSettings, boosts: Sequence[Boost] = ()
-) -> list[str]:
+) -> dict[str, float]:
     """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks),
-    most topical first: whose routed sections are fetched."""
-    return list(topical_documents([candidate(c) for c in chunks[: params.depth]], params, boosts))
+    most topical first, with their topicality: whose routed sections are fetched, and then routed."""
+    return topical_documents([candidate(c) for c in chunks[: params.depth]], params, boosts)
 
 
 def route_chunks(
@@ -29,11 +29,13 @@ def route_chunks(
     boosts: Sequence[Boost],
     params: SectionRoutingSettings,
     fetched: Sequence[ChunkResult] = (),
+    topical: Mapping[str, float] | None = None,
 ) -> list[ChunkResult]:
     """The fused chunks (and the fetched sections routing lifts) in routed order, each carrying its
-    routed score: what /v1/search returns and the clinical benchmark measures."""
+    routed score: what /v1/search returns and the clinical benchmark measures. ``topical``: the
+    :func:`topical_records` of these chunks, when they chose the sections fetched."""
     candidates = [candidate(c) for c in chunks]
-    scores = routed_scores(candidates, boosts, params, [candidate(c) for c in fetched])
+    scores = routed_scores(candidates, boosts, params, [candidate(c) for c in fetched], topical)
     by_id = {c.chunk_id: c for c in [*fetched, *chunks]}  # a fused chunk wins over its fetched copy
     order = routed_order(scores, [c.chunk_id for c in chunks])
     return [by_id[chunk_id].model_copy(update={"score": scores[chunk_id]}) for chunk_id in order]

@@ -428,15 +428,17 @@ class SearchService:
         params = plan.intents.clinical.routing(self.settings.search.section_routing)
         fetched: list[ChunkResult] = []
         errors: list[str] = []
+        topical = None
         started = time.perf_counter()
         if params.fetch_sections:
+            topical = topical_records(chunks, params, plan.intents.boosts)
             try:
                 fetched = fetch_sections(
                     self.client,
                     plan.index,
                     plan.tenant_id,
                     plan.intents.spec.filters,
-                    topical_records(chunks, params, plan.intents.boosts),
+                    list(topical),
                     plan.intents.boosts,
                     self.settings.search.opensearch_timeout_ms / 1000,
                     ignore_unavailable=searches_tenant_pattern(self.settings, plan.tenant_id, plan.index),
@@ -446,7 +448,7 @@ class SearchService:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})
                 errors.append("section_fetch_failed")
         spent = (time.perf_counter() - started) * 1000 if params.fetch_sections else 0.0
-        return route_chunks(chunks, plan.intents.boosts, params, fetched), errors, spent
+        return route_chunks(chunks, plan.intents.boosts, params, fetched, topical), errors, spent
 
     def _send(self, request: OpenSearchRequest, timeout_s: float) -> tuple[dict[str, Any], float]:
         """OpenSearch's answer and the milliseconds it took (client side, retries included). A transient

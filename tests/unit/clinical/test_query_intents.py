@@ -149,6 +149,22 @@ def test_who_may_receive_join_or_be_randomised_is_eligibility(config: IntentConf
     assert "methods" not in detected  # being randomised as a condition of entry is not the design
 
 
+@pytest.mark.parametrize(
+    ("question", "intent", "confidence"),
+    [
+        ("does the new drug clear the infection faster", "results", 0.9),
+        ("did surgery shorten the hospital stay", "results", 0.9),
+        ("how many patients responded to the vaccine", "results", 0.6),
+        ("what share of warts cleared after cryotherapy", "results", 0.6),
+        ("rituximab infusion-related reactions", "adverse_events", 0.9),
+    ],
+)
+def test_effects_and_infusion_reactions_named_in_other_words(
+    config: IntentConfig, question: str, intent: str, confidence: float
+) -> None:
+    assert _by_name(detect_intents(question, config))[intent].confidence == pytest.approx(confidence)
+
+
 def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:
     assert set(_by_name(detect_intents("how were patients randomised in the trial", config))) == {"methods"}
 

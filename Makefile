@@ -94,7 +94,7 @@ run: node-up service-up ## everything: node, models, pipelines, demo corpus, sta
 	$(BIN)/biohybrid --log-format text apply
 	$(BIN)/biohybrid --log-format text models register
 	$(BIN)/biohybrid --log-format text verify
-	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX) --strategy section
+	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX)
 	@$(MAKE) --no-print-directory api-up
 	$(BIN)/biohybrid --log-format text status
 	@$(MAKE) --no-print-directory demo

@@ -104,8 +104,6 @@ def test_make_runs_ingest_from_a_clone_with_nothing_beside_it(
         "ctgov",
         "--index",
         index,
-        "--strategy",
-        "section",
         "--no-progress",
     ]
     with demo_encoding_lock():

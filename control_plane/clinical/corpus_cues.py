@@ -1,7 +1,7 @@
 """Cue words the corpus itself knows: the words of the harms its records' adverse-event tables list.
 
 A clinician asks "upper respiratory infections and nasopharyngitis certolizumab versus placebo" or
-"low neutrophils and platelets on lenalidomide vs placebo" without saying "adverse" or "side effect":
+"pruritus and nausea on the study drug versus placebo" without saying "adverse" or "side effect":
 the harm is named, not the intent. Phrase lists cannot enumerate every harm; the corpus can. Each
 ClinicalTrials.gov record that reports results lists its adverse events by name (MedDRA terms:
 "Nasopharyngitis", "Neutrophil count decreased", "Febrile neutropenia"). A word of those names is a cue

@@ -6,6 +6,7 @@ holds."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
@@ -29,18 +30,22 @@ DEFAULT_CUES_FILE: Final = CONFIG_DIR / "corpus_cues.json"
 ADVERSE_EVENTS_INTENT: Final = "adverse_events"
 ADVERSE_EVENT_HINT: Final = "ae"
 EVENT_TABLE_KIND: Final = "adverse_events"
+SUMMARY_ROW: Final = re.compile(r"\s*total\b", re.IGNORECASE)
 TOPIC_FIELDS: Final = ("official_title", "conditions", "condition_mesh_terms", "keywords")
 """Metadata that says what a record is about, besides its title (trials: conditions; articles:
 keywords). MeSH headings are left out: an article about a drug's harms is indexed under the harm."""
 
 
 def event_terms(document: Document) -> list[str]:
-    """The adverse-event names the record's event tables list (ClinicalTrials.gov results)."""
+    """The adverse-event names the record's event tables list (ClinicalTrials.gov results), without
+    their summary rows ("Total, serious adverse events", "Total, all-cause mortality"): those name no
+    harm."""
     terms: list[str] = []
     for table in document.tables:
         if table.kind != EVENT_TABLE_KIND or not table.facet_json:
             continue
-        terms.extend(str(event["term"]) for event in json.loads(table.facet_json).get("events", ()))
+        names = (str(event["term"]) for event in json.loads(table.facet_json).get("events", ()))
+        terms.extend(name for name in names if not SUMMARY_ROW.match(name))
     return terms
 
 

@@ -97,6 +97,12 @@ def test_a_harm_the_corpus_lists_is_an_adverse_events_cue(
     assert (detected.matched, detected.confidence) == ((harm,), pytest.approx(0.6))
 
 
+def test_serious_alone_is_not_a_harm_and_summary_rows_give_no_cue(config: IntentConfig) -> None:
+    # "Total, serious adverse events" is a summary row of the event tables, not a harm's name
+    assert "serious" not in config.cue_keys("adverse_events")
+    assert detect_intents("serious mental illness in young adults", config) == []
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -155,8 +161,9 @@ def test_who_may_receive_join_or_be_randomised_is_eligibility(config: IntentConf
         ("does the new drug clear the infection faster", "results", 0.9),
         ("did surgery shorten the hospital stay", "results", 0.9),
         ("how many patients responded to the vaccine", "results", 0.6),
-        ("what share of warts cleared after cryotherapy", "results", 0.6),
+        ("did cryotherapy clear the warts", "results", 0.9),
         ("rituximab infusion-related reactions", "adverse_events", 0.9),
+        ("serious events with the study drug", "adverse_events", 0.9),
     ],
 )
 def test_effects_and_infusion_reactions_named_in_other_words(

@@ -113,6 +113,24 @@ class ManyRecordsRule(StrictSettings):
         le=1.0,
         description="a record routes when its best chunk scores at least this share of the top",
     )
+    min_topicality_by_fusion: dict[Literal["weighted", "rrf"], float] = Field(
+        default_factory=dict,
+        description="min_topicality for one fusion: a share of the top means another thing under min-max "
+        "(scores squeezed towards the top) than under RRF (reciprocal ranks)",
+    )
+
+    @field_validator("min_topicality_by_fusion")
+    @classmethod
+    def _shares(cls, shares: dict[str, float]) -> dict[str, float]:
+        bad = {fusion: share for fusion, share in shares.items() if not 0.0 <= share <= 1.0}
+        if bad:
+            raise ValueError(f"shares must be within [0, 1], got {bad}")
+        return shares
+
+    def topicality_for(self, fusion: str | None) -> float:
+        """The least topicality for ``fusion`` (``weighted`` or ``rrf``; None: the default)."""
+        shares = {str(name): share for name, share in self.min_topicality_by_fusion.items()}
+        return shares.get(fusion, self.min_topicality) if fusion else self.min_topicality
 
 
 class IntentConfig(StrictSettings):

@@ -262,6 +262,7 @@ def route(
     config: IntentConfig,
     facets: FacetSettings,
     params: SectionRoutingSettings,
+    fusion: str | None = None,
 ) -> Route:
     """Routed scores for the window's hits (any order: they are ranked by fused score first, ties in
     the order given), as /v1/search routes its fused list: the first ``params.depth`` are its fused list
@@ -278,7 +279,7 @@ def route(
         return unrouted(hits, "duplicate_ids", "two hits share a chunk_id (route one index's hits at a time)")
     question = question_text(query)
     plan = plan_clinical(question, config, facets)
-    params = plan.routing(params)
+    params = plan.routing(params, fusion)
     absent = absent_records(question, (hit.get("identifiers") for hit in hits)) if plan.boosts else ()
     if absent:
         return _not_here(candidates, plan, absent)

@@ -64,16 +64,17 @@ class ClinicalPlan:
         """The text the dense and sparse components search with."""
         return self.topic or query
 
-    def routing(self, params: SectionRoutingSettings) -> SectionRoutingSettings:
+    def routing(self, params: SectionRoutingSettings, fusion: str | None = None) -> SectionRoutingSettings:
         """The routing settings for this question: for one about many records, ``params`` widened to them
-        (never narrowed), each judged by what it is about rather than by the asked section."""
+        (never narrowed), each judged by what it is about rather than by the asked section, at the
+        topicality its ``fusion`` (``weighted`` or ``rrf``) asks for."""
         many = self.many_records
         if many is None:
             return params
         return params.model_copy(
             update={
                 "max_documents": max(params.max_documents, many.max_documents),
-                "min_topicality": min(params.min_topicality, many.min_topicality),
+                "min_topicality": min(params.min_topicality, many.topicality_for(fusion)),
                 "topicality_outside_asked": True,
             }
         )

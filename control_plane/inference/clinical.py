@@ -8,10 +8,10 @@ computes; this module validates and answers in the shapes the pipelines' ml_infe
   switch fails it), the plain hybrid query is answered and counted in
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
-  query>, "weight", "min_topicality", "max_documents", "depth"}`` → ``{"scores": [...], "notes": [...],
-  "metadata": [...]}``, one of each per hit in the hits' order (``metadata``: the object a RAG library's
-  document shows, control_plane/clinical/pipeline.py ``Route.metadata``). Hits it cannot route (a
-  routing field missing) are answered in their order with a note saying why on each, and counted in
+  query>, "weight", "min_topicality", "max_documents", "depth", "fusion"}`` → ``{"scores": [...],
+  "notes": [...], "metadata": [...]}``, one of each per hit in the hits' order (``metadata``: the object a
+  RAG library's document shows, control_plane/clinical/pipeline.py ``Route.metadata``). Hits it cannot route
+  (a routing field missing) are answered in their order with a note saying why on each, and counted in
   ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a refusal, which the
   pipeline's response step would drop without a word.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from flask import Flask, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -54,6 +54,8 @@ class RewriteBody(_Body):
 # What the route connector sends besides the hits and the query: SectionRoutingSettings' fields of the
 # same names, required here and bounded as there (one declaration of the bounds: the settings model's).
 ROUTE_PARAMETERS = ("weight", "min_topicality", "max_documents", "depth")
+# The pipeline's fusion (model_config.fusion, resources/catalog.py): many-records topicality depends on it.
+RouteFusion = Literal["weighted", "rrf"]
 
 
 def _as_required(name: str) -> Any:
@@ -66,6 +68,7 @@ RouteBody = create_model(
     __base__=_Body,
     hits=(list[dict[str, Any]], Field(max_length=1000)),
     query=(dict[str, Any], ...),
+    fusion=(RouteFusion | None, None),
     **{name: _as_required(name) for name in ROUTE_PARAMETERS},
 )
 
@@ -135,7 +138,7 @@ def register_clinical_routes(
                     raise RequestError(fault.status, fault.message)
             params = SectionRoutingSettings(**{name: getattr(req, name) for name in ROUTE_PARAMETERS})
             try:
-                routed = route(req.hits, req.query, config, _CHUNK_FACETS, params)
+                routed = route(req.hits, req.query, config, _CHUNK_FACETS, params, req.fusion)
             except PipelineQueryError as exc:
                 raise RequestError(400, str(exc)) from None
             if routed.unrouted is not None:

@@ -38,6 +38,9 @@ ENCODER_ROLES = ("dense", "sparse")
 CLINICAL_ROLES = ("clinical_rewrite", "clinical_route")
 # The clinical forms of the hybrid pipelines (processors in search_pipelines/clinical/processors.json).
 CLINICAL_NAMES = {"hybrid-minmax": "clinical-minmax", "hybrid-rrf": "clinical-rrf"}
+# The fusion each clinical pipeline runs, as /v1/search names it: the route model's many-records
+# topicality depends on it (intents.yaml many_records.min_topicality_by_fusion).
+CLINICAL_FUSIONS = {"clinical-minmax": "weighted", "clinical-rrf": "rrf"}
 CLINICAL_PROCESSORS = Path("search_pipelines") / "clinical" / "processors.json"
 TWO_PHASE_PROCESSOR = "neural_sparse_two_phase_processor"
 
@@ -141,6 +144,7 @@ def clinical_forms(
     ``-rerank`` form when a rerank model is registered."""
     path = root / CLINICAL_PROCESSORS
     fragment = render(json.loads(path.read_text(encoding="utf-8")), params, source=str(CLINICAL_PROCESSORS))
+    fragment = with_route_fusion(fragment, CLINICAL_FUSIONS[name])
     clinical = with_clinical(pipeline, fragment)
     forms = [
         Resource(ResourceKind.SEARCH_PIPELINE, name, clinical),
@@ -150,6 +154,15 @@ def clinical_forms(
         reranked = with_clinical(with_rerank(pipeline, rerank_id), fragment, rerank=True)
         forms.append(Resource(ResourceKind.SEARCH_PIPELINE, name + RERANK_SUFFIX, reranked))
     return forms
+
+
+def with_route_fusion(fragment: Mapping[str, Any], fusion: str) -> dict[str, Any]:
+    """The clinical fragment with its route step told the pipeline's fusion (``model_config.fusion``)."""
+    routed = copy.deepcopy(dict(fragment))
+    for processor in routed["response_processors"]:
+        if "ml_inference" in processor:
+            processor["ml_inference"]["model_config"]["fusion"] = fusion
+    return routed
 
 
 def with_clinical(

@@ -425,7 +425,9 @@ class SearchService:
         records the query is about move up; sections the fused list missed are fetched. A failed fetch
         degrades to routing within the fused list (``section_fetch_failed``). Returns the routed chunks,
         the errors and the milliseconds spent fetching."""
-        params = plan.intents.clinical.routing(self.settings.search.section_routing)
+        params = plan.intents.clinical.routing(
+            self.settings.search.section_routing, plan.intents.spec.fusion_method
+        )
         fetched: list[ChunkResult] = []
         errors: list[str] = []
         topical = None

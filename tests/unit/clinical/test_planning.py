@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from control_plane.clinical.intents import (
     IntentConfig,
+    ManyRecordsRule,
     detect_intents,
 )
 from control_plane.clinical.planning import plan_clinical, topic_text
@@ -89,3 +91,23 @@ def test_many_records_widen_only_with_boosts_on_and_never_narrow(config: IntentC
     routing = on.routing(wide)  # the settings already route in more, less topical records: kept
     assert (routing.max_documents, routing.min_topicality) == (50, 0.1)
     assert routing.topicality_outside_asked
+
+
+def test_many_records_take_their_fusions_topicality(config: IntentConfig) -> None:
+    """A share of the top means more under min-max (scores squeezed towards it) than under RRF."""
+    rule = config.many_records
+    assert rule is not None and rule.min_topicality_by_fusion == {"weighted": 0.5}
+    plan = plan_clinical("eligibility for breast cancer trials", config, FacetSettings())
+    params = SectionRoutingSettings(max_documents=3, min_topicality=0.8)
+    assert plan.routing(params, "weighted").min_topicality == 0.5
+    assert plan.routing(params, "rrf").min_topicality == rule.min_topicality == 0.6
+    assert plan.routing(params).min_topicality == 0.6  # no fusion named: the default
+    with pytest.raises(ValidationError, match="within"):
+        ManyRecordsRule.model_validate(
+            {
+                "plurals": ["trials"],
+                "max_documents": 8,
+                "min_topicality": 0.6,
+                "min_topicality_by_fusion": {"weighted": 1.5},
+            }
+        )

@@ -153,3 +153,19 @@ def test_weighted_rrf_reaches_every_rrf_pipeline_and_classic_rrf_carries_no_para
                 if "score-ranker-processor" in p
             ]
             assert ranker["combination"] == {"technique": "rrf", "rank_constant": 60, **expected}, name
+
+
+def test_each_clinical_pipeline_tells_its_route_step_its_fusion() -> None:
+    from control_plane.config.settings import load_settings
+    from control_plane.resources.catalog import load_resources
+
+    ids = {role: f"{role}-id" for role in ("dense", "sparse", "clinical_rewrite", "clinical_route")}
+    pipelines = {r.name: r.body for r in load_resources(load_settings(), ids) if r.kind == "search_pipeline"}
+
+    def fusion(name: str) -> str:
+        steps = [p["ml_inference"] for p in pipelines[name]["response_processors"] if "ml_inference" in p]
+        assert len(steps) == 1
+        return str(steps[0]["model_config"]["fusion"])
+
+    assert fusion("clinical-minmax") == fusion("clinical-minmax-haystack") == "weighted"
+    assert fusion("clinical-rrf") == fusion("clinical-rrf-haystack") == "rrf"

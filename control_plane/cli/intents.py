@@ -23,7 +23,7 @@ from control_plane.clinical.intents import IntentConfigError, load_intent_config
 from control_plane.clinical.planning import intent_config_path
 from control_plane.config.settings import Settings
 from control_plane.ingestion.corpus_terms import DEFAULT_CUES_FILE, build_corpus_cues
-from control_plane.ingestion.parsers import unknown_sources
+from control_plane.ingestion.submission import IngestRefusedError, check_dataset_folders, check_sources
 
 MIN_PRECISION = 0.9
 MIN_RECALL = 0.8
@@ -88,12 +88,11 @@ def _cues(settings: Settings, args: argparse.Namespace) -> int:
     if args.min_records < 1:
         print("error: --min-records must be at least 1", file=sys.stderr)
         return EXIT_CONFIG
-    unknown = unknown_sources([*args.sources, *args.mesh])
-    if unknown:
-        print(
-            f"error: no such source {', '.join(unknown)}: name files or folders of the corpus",
-            file=sys.stderr,
-        )
+    try:  # ingest's own refusals: an unknown source, a dataset whose folder is nowhere
+        check_sources([*args.sources, *args.mesh])
+        check_dataset_folders([*args.sources, *args.mesh])
+    except IngestRefusedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     selection = CueSelection(min_records=args.min_records, min_log_ratio=args.min_log_ratio)
     cues = build_corpus_cues(args.sources, args.mesh, selection)

@@ -22,7 +22,7 @@ for adverse events when
 ``biohybrid intents cues`` builds the file (``control_plane/config/corpus_cues.json``) from the corpus
 sources; intents.yaml's ``corpus_cues`` names it, and intent detection treats each listed word as one
 more cue word of its intent (control_plane/clinical/intents.py). The selection is pure and lives here;
-reading documents is the CLI's.
+reading the corpus is ingestion/corpus_terms.py's.
 """
 
 from __future__ import annotations

@@ -142,3 +142,17 @@ def test_cli_check_prints_the_table_and_exits_by_the_targets(
     bad = _write(tmp_path, json.dumps({"query": "q", "intents": ["nausea"], "form": "exact"}))
     assert main(["intents", "check", "--labels", str(bad)]) == 2
     assert "unknown intent(s) ['nausea']" in capsys.readouterr().err
+
+
+def test_cli_cues_refuses_what_ingest_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "cues.json"
+    assert main(["intents", "cues", str(tmp_path / "absent"), "--out", str(out)]) == 2
+    assert "no such dataset, file or folder" in capsys.readouterr().err
+    monkeypatch.setenv("BIOHYBRID_DATASETS_DIR", str(tmp_path / "nowhere"))
+    assert main(["intents", "cues", "ctgov", "--mesh", "medline", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "BIOHYBRID_DATASETS_DIR" in err and "Traceback" not in err
+    assert main(["intents", "cues", "ctgov", "--min-records", "0", "--out", str(out)]) == 2
+    assert not out.exists()

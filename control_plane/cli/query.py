@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections.abc import Mapping
+from typing import Any
 
 from control_plane.cli.common import Subcommands, guide
 from control_plane.cluster.client import make_client
@@ -39,14 +42,29 @@ def _query(settings: Settings, args: argparse.Namespace) -> int:
 
     client = make_client(settings.opensearch)
     wanted = PipelineQuery(args.text, args.pipeline, args.size)
+    started = time.perf_counter()
     response = pipeline_search(client, args.index, wanted, settings.models.rerank_top_n)
+    elapsed_ms = (time.perf_counter() - started) * 1000
     if args.json:
         print(json.dumps(response, indent=2))
         return 0
-    print(f"{args.text!r} via {args.pipeline} ({response['took']} ms)")
+    # The round trip, not OpenSearch's `took`, which leaves out a pipeline's response steps.
+    print(f"{args.text!r} via {args.pipeline} ({elapsed_ms:.0f} ms round trip)")
     for rank, hit in enumerate(response["hits"]["hits"], start=1):
-        source = hit["_source"]
-        snippet = " ".join(source.get("text", "").split())[:110]
-        intent = source.get("intent_hint") or "-"
-        print(f"  {rank}. {hit['_score']:.4f}  {source.get('doc_id')}  [{intent}] {snippet}")
+        print(hit_line(rank, hit))
     return 0
+
+
+def hit_line(rank: int, hit: Mapping[str, Any]) -> str:
+    """One hit as the command prints it: score, record, section's intent, the lift routing gave it (a
+    clinical pipeline's note, where its form writes it) and the start of its text (``content`` in the
+    Haystack forms)."""
+    from control_plane.clinical.pipeline import route_note
+
+    source = hit["_source"]
+    snippet = " ".join((source.get("text") or source.get("content") or "").split())[:110]
+    intent = source.get("intent_hint") or "-"
+    note = route_note(source) or ""
+    lift = note.rpartition("; ")[2]
+    lifted = f" {lift}" if lift.startswith("lifted x") else ""
+    return f"  {rank}. {hit['_score']:.4f}  {source.get('doc_id')}  [{intent}]{lifted} {snippet}"

@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from control_plane.clinical.client_forms import (
     ClientQuery,
@@ -71,17 +71,29 @@ METADATA_FIELDS: Final = (
     "intent_hint",
 )
 
+# What the route model answers, per pipeline form (the pipeline's ``model_config.output``;
+# resources/catalog.py ``ROUTE_OUTPUTS`` maps each into the hits): ``metadata``, one object per hit with
+# its metadata, route note, fused and routed score (one mapping: ml-commons re-reads the model's whole
+# answer for every hit and every mapping, so three lists cost 8 ms more at P50 over 50 hits); ``fields``,
+# the scores and notes as two lists, for a client that reads the hit's fields as its metadata (Haystack).
+RouteOutput = Literal["metadata", "fields"]
+ROUTE_NOTE_FIELD: Final = "clinical_route"
+ROUTE_SCORE_FIELD: Final = "route_score"
+METADATA_FIELD: Final = "metadata"
+
 __all__ = [
     "ClientQuery",
     "PipelineQueryError",
     "Rewrite",
     "Route",
+    "RouteOutput",
     "absent_note",
     "client_query",
     "intents_label",
     "plain_rewrite",
     "rewrite",
     "route",
+    "route_note",
 ]
 
 
@@ -109,11 +121,31 @@ class Route:
         return [
             {
                 **{name: hit[name] for name in METADATA_FIELDS if hit.get(name) is not None},
-                "clinical_route": note,
+                ROUTE_NOTE_FIELD: note,
                 **({"fused_score": hit[SCORE_FIELD]} if hit.get(SCORE_FIELD) is not None else {}),
             }
             for hit, note in zip(hits, self.notes, strict=True)
         ]
+
+    def answer(self, hits: Sequence[Mapping[str, Any]], output: RouteOutput) -> dict[str, list[Any]]:
+        """The route model's answer in a pipeline form's shape (``RouteOutput``)."""
+        scores = [round(score, 7) for score in self.scores]
+        if output == "fields":
+            return {"scores": scores, "notes": list(self.notes)}
+        return {
+            METADATA_FIELD: [
+                {**metadata, ROUTE_SCORE_FIELD: score}
+                for metadata, score in zip(self.metadata(hits), scores, strict=True)
+            ]
+        }
+
+
+def route_note(source: Mapping[str, Any]) -> str | None:
+    """A hit's route note, where a clinical pipeline's form writes it (in ``metadata``, or beside the
+    hit's fields in the Haystack form); None when the route step did not answer."""
+    metadata = source.get(METADATA_FIELD)
+    note = metadata.get(ROUTE_NOTE_FIELD) if isinstance(metadata, Mapping) else source.get(ROUTE_NOTE_FIELD)
+    return note if isinstance(note, str) else None
 
 
 def check_servable(request: Mapping[str, Any], depth: int) -> None:

@@ -8,12 +8,13 @@ computes; this module validates and answers in the shapes the pipelines' ml_infe
   switch fails it), the plain hybrid query is answered and counted in
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
-  query>, "weight", "min_topicality", "max_documents", "depth", "fusion"}`` → ``{"scores": [...],
-  "notes": [...], "metadata": [...]}``, one of each per hit in the hits' order (``metadata``: the object a
-  RAG library's document shows, control_plane/clinical/pipeline.py ``Route.metadata``). Hits it cannot route
-  (a routing field missing) are answered in their order with a note saying why on each, and counted in
-  ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a refusal, which the
-  pipeline's response step would drop without a word.
+  query>, "weight", "min_topicality", "max_documents", "depth", "fusion", "output"}`` → per hit in the
+  hits' order, ``{"metadata": [...]}`` (``output`` ``metadata``, the default: the object a RAG library's
+  document shows, with the hit's route note and routed score; control_plane/clinical/pipeline.py
+  ``Route.answer``) or ``{"scores": [...], "notes": [...]}`` (``fields``, the Haystack form). Hits it
+  cannot route (a routing field missing) are answered in their order with a note saying why on each,
+  and counted in ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a
+  refusal, which the pipeline's response step would drop without a word.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from flask import Flask, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
-from control_plane.clinical.pipeline import PipelineQueryError, plain_rewrite, rewrite, route
+from control_plane.clinical.pipeline import PipelineQueryError, RouteOutput, plain_rewrite, rewrite, route
 from control_plane.clinical.planning import intent_config
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import describe_errors
@@ -69,6 +70,7 @@ RouteBody = create_model(
     hits=(list[dict[str, Any]], Field(max_length=1000)),
     query=(dict[str, Any], ...),
     fusion=(RouteFusion | None, None),
+    output=(RouteOutput, "metadata"),
     **{name: _as_required(name) for name in ROUTE_PARAMETERS},
 )
 
@@ -144,10 +146,6 @@ def register_clinical_routes(
             if routed.unrouted is not None:
                 log.warning("clinical route not applied", extra={"reason": routed.notes[0]})
                 metrics.clinical_degraded.labels("clinical_route", routed.unrouted).inc()
-            return {
-                "scores": [round(s, 7) for s in routed.scores],
-                "notes": list(routed.notes),
-                "metadata": routed.metadata(req.hits),
-            }
+            return routed.answer(req.hits, req.output)
 
         return timed("clinical_route", MODEL_LABEL, answer)

@@ -34,6 +34,15 @@ RERANK_SUFFIX = "-rerank"
 # renamed last. A client names the pipeline; nothing else changes on it.
 HAYSTACK_SUFFIX = "-haystack"
 HAYSTACK_FIELDS = {"text": "content", "chunk_id": "id"}
+# How each form of a clinical pipeline maps the route model's answer into the hits (the model's
+# ``output``, control_plane/clinical/pipeline.py ``RouteOutput``) and the field its last rerank sorts by.
+# ``metadata`` (processors.json): one object per hit, which LlamaIndex and LangChain read as a document's
+# metadata. ``fields``: the note and score beside the hit's fields, the Haystack form (a Haystack Document's
+# meta is the hit's fields).
+ROUTE_OUTPUTS = {
+    "metadata": ({"metadata": "metadata"}, "metadata.route_score"),
+    "fields": ({"route_score": "scores", "clinical_route": "notes"}, "route_score"),
+}
 ENCODER_ROLES = ("dense", "sparse")
 CLINICAL_ROLES = ("clinical_rewrite", "clinical_route")
 # The clinical forms of the hybrid pipelines (processors in search_pipelines/clinical/processors.json).
@@ -192,10 +201,27 @@ def with_clinical(
     return clinical
 
 
+def with_route_output(pipeline: Mapping[str, Any], output: str) -> dict[str, Any]:
+    """A clinical pipeline whose route step answers in ``output``'s shape (``ROUTE_OUTPUTS``), mapped into
+    the hits and sorted by."""
+    output_map, sort_field = ROUTE_OUTPUTS[output]
+    routed = copy.deepcopy(dict(pipeline))
+    sorts = {sort for _, sort in ROUTE_OUTPUTS.values()}
+    for processor in routed["response_processors"]:
+        if "ml_inference" in processor:
+            processor["ml_inference"]["model_config"]["output"] = output
+            processor["ml_inference"]["output_map"] = [dict(output_map)]
+        by_field = processor.get("rerank", {}).get("by_field", {})
+        if by_field.get("target_field") in sorts:
+            by_field["target_field"] = sort_field
+    return routed
+
+
 def with_haystack_fields(pipeline: dict[str, Any]) -> dict[str, Any]:
-    """The Haystack form of a pipeline: its hits' ``text`` and ``chunk_id`` renamed to what a Haystack
-    Document reads (``HAYSTACK_FIELDS``), after every other response step."""
-    renamed = copy.deepcopy(pipeline)
+    """The Haystack form of a clinical pipeline: its route note and score beside the hit's fields (a
+    Haystack Document's meta) rather than in a metadata object, and its hits' ``text`` and ``chunk_id``
+    renamed to what a Haystack Document reads (``HAYSTACK_FIELDS``), after every other response step."""
+    renamed = with_route_output(pipeline, "fields")
     renamed["description"] = (
         f"{pipeline.get('description', '')} For Haystack: a hit's text is its content, its chunk_id its id."
     )

@@ -1,11 +1,11 @@
 """One column's hits as the console shows them, from a /v1/search answer or a search pipeline's response:
 the record, section, scores (fused and per component), highlights and a route note.
 
-Route notes: a clinical pipeline writes one on every hit (``clinical_route``: the intents and the factor
-routing lifted it by). /v1/search reports its intents and boosts once for the answer, so a hit's note
-says which boost its section matches (``section boost xF``: routing lifts it by that, scaled by how
-topical its record is) or that none does, and whether routing's section fetch added it (no component
-retrieved it)."""
+Route notes: a clinical pipeline writes one on every hit (``metadata.clinical_route``, beside the hit's
+fields in the Haystack form: the intents and the factor routing lifted it by). /v1/search reports its
+intents and boosts once for the answer, so a hit's note says which boost its section matches
+(``section boost xF``: routing lifts it by that, scaled by how topical its record is) or that none does,
+and whether routing's section fetch added it (no component retrieved it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from control_plane.clinical.intents import Boost
-from control_plane.clinical.pipeline import absent_note, intents_label
+from control_plane.clinical.pipeline import absent_note, intents_label, route_note
 from control_plane.clinical.routing import route_factor
 from control_plane.query.components import COMPONENT_ORDER
 from control_plane.resources.catalog import HAYSTACK_FIELDS, HAYSTACK_SUFFIX
@@ -30,8 +30,6 @@ from control_plane.search.results import (
     chunk_result,
 )
 from control_plane.search.routing import candidate
-
-ROUTE_FIELD = "clinical_route"
 
 
 class ConsoleHit(BaseModel):
@@ -123,8 +121,8 @@ def client_source(source: Mapping[str, Any], pipeline: str) -> dict[str, Any]:
 
 
 def pipeline_route_note(source: Mapping[str, Any], pipeline: str) -> str:
-    note = source.get(ROUTE_FIELD)
-    if isinstance(note, str):
+    note = route_note(source)
+    if note is not None:
         return note
     if pipeline.startswith(CLINICAL_PREFIX):
         return "no route note: the pipeline's route step did not answer (the fused order stands)"

@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
 from benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
 from control_plane.api.app import create_app
+from control_plane.clinical.pipeline import route_note
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.query.components import product_text_hybrid
 from control_plane.testsets.catalog import load_test_set
@@ -115,7 +116,7 @@ def test_the_routed_answer_says_what_it_applied_and_keeps_the_page_size(
         size=3,
     )
     assert len(hits) == 3
-    notes = [h["_source"]["clinical_route"] for h in hits]
+    notes = [route_note(h["_source"]) for h in hits]
     assert all(note.startswith("intents=adverse_events") for note in notes), notes
     assert "lifted" in notes[0] and "not lifted" not in notes[0]
     assert all("previous_score" in h["_source"] and "route_score" not in h["_source"] for h in hits)
@@ -153,8 +154,8 @@ def test_a_question_about_many_trials_leads_with_their_criteria(
     hits = _direct(client, f"{stack.prefix}-a", pipeline, question, size=5)
     first = hits[0]["_source"]
     assert first["intent_hint"] == "eligibility" and first["doc_id"] in BREAST_CANCER_TRIALS, first
-    lifted = [h["_source"]["doc_id"] for h in hits if "lifted x" in h["_source"]["clinical_route"]]
-    assert lifted and set(lifted) <= BREAST_CANCER_TRIALS, [h["_source"]["clinical_route"] for h in hits]
+    lifted = [h["_source"]["doc_id"] for h in hits if "lifted x" in str(route_note(h["_source"]))]
+    assert lifted and set(lifted) <= BREAST_CANCER_TRIALS, [route_note(h["_source"]) for h in hits]
 
 
 # Each form a client or library sends (the one list: the client-forms benchmark reports the same).
@@ -191,7 +192,7 @@ def test_every_client_form_is_routed_and_ranks_as_the_plain_form(
     pipeline = "clinical-rrf" if "filter" in form else "clinical-minmax"
     for question in _form_questions():
         hits = _form_hits(client, index, pipeline, FORMS[form](question.text))
-        notes = [h["_source"].get("clinical_route", "") for h in hits]
+        notes = [route_note(h["_source"]) or "" for h in hits]
         assert hits and all(note.startswith("intents=") for note in notes), (question.text, notes)
         if [h["_id"] for h in hits] != plain_tops[(pipeline, question.text)]:
             differ.append(question.text)
@@ -228,10 +229,9 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
             "near_empty",
             "identifiers",
             "previous_score",
-            "clinical_route",
             "metadata",
         }
-        assert hit["_source"]["clinical_route"].startswith("intents=adverse_events")
+        assert hit["_source"]["metadata"]["clinical_route"].startswith("intents=adverse_events")
 
 
 @pytest.mark.parametrize(
@@ -282,8 +282,8 @@ def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(
             client, bare, "hybrid-minmax", product_text_hybrid(question, depth, ef_search=ef), size=TOP
         )
         assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
-        notes = {h["_source"]["clinical_route"] for h in hits}
-        assert len(notes) == 1 and notes.pop().startswith("not routed: hits lack ['previous_score']")
+        notes = {route_note(h["_source"]) for h in hits}
+        assert len(notes) == 1 and str(notes.pop()).startswith("not routed: hits lack ['previous_score']")
         assert (
             _degraded(stack.settings.models.service_url, endpoint="clinical_route", reason="missing_fields")
             == before + 1
@@ -302,7 +302,7 @@ def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
     fused = _direct(client, index, "clinical-minmax", {"match": {"text": question}}, size=5)
     reranked = _direct(client, index, "clinical-minmax-rerank", {"match": {"text": question}}, size=5)
     assert len(reranked) == 5
-    assert all(h["_source"]["clinical_route"].startswith("intents=adverse_events") for h in reranked)
+    assert all(str(route_note(h["_source"])).startswith("intents=adverse_events") for h in reranked)
     before_routing = {h["_id"]: h["_source"]["previous_score"] for h in fused}
     after_rerank = {h["_id"]: h["_source"]["previous_score"] for h in reranked}
     assert any(after_rerank[i] != before_routing[i] for i in after_rerank.keys() & before_routing.keys()) or (
@@ -343,7 +343,7 @@ def test_failed_clinical_models_leave_the_plain_hybrid_ranking(stack: ApiStack, 
     finally:
         disarm(url)
     assert [h["_id"] for h in hits] == [h["_id"] for h in plain]
-    assert not any("clinical_route" in h["_source"] for h in hits)  # the documented sign: not routed
+    assert not any("metadata" in h["_source"] for h in hits)  # the documented sign: not routed
     assert {h["_source"]["source"] for h in hits} != {"ctgov"} or {h["_source"]["source"] for h in plain} == {
         "ctgov"
     }

@@ -11,6 +11,7 @@ import pytest
 from integration.api.stack import ApiStack, headers
 from opensearchpy import OpenSearch
 
+from control_plane.clinical.pipeline import route_note
 from control_plane.query.components import VECTOR_FIELDS
 
 pytestmark = pytest.mark.integration
@@ -70,6 +71,6 @@ def test_an_absent_id_lifts_no_other_records_section_in_its_name_and_says_so(
     scores = [r["score"] for r in api["results"]]
     assert scores == sorted(scores, reverse=True) and max(scores) <= 1.0 + 1e-9  # fused, nothing lifted
     direct = _pipeline(stack, client, question, fusion)
-    assert direct and all(h["clinical_route"].endswith(f"no record here carries {ABSENT}") for h in direct)
+    assert direct and all(str(route_note(h)).endswith(f"no record here carries {ABSENT}") for h in direct)
     present = _api(stack, "NCT03133988 eligibility criteria", fusion)["metadata"]["absent_records"]
     assert present == []

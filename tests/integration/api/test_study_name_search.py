@@ -16,6 +16,7 @@ from integration.api.stack import ApiStack, ingest_for_tenant
 from integration.names import session_index
 from opensearchpy import OpenSearch
 
+from control_plane.clinical.pipeline import route_note
 from control_plane.query.components import VECTOR_FIELDS
 from control_plane.query.named_records import identifier_phrases, named_record_clause
 from control_plane.search.results import ChunkResult
@@ -90,6 +91,6 @@ def test_a_study_named_by_its_title_answers_first_with_its_asked_section_on_both
     hits = [hit["_source"] for hit in answer["hits"]["hits"]]
     assert hits[0]["doc_id"] == record, [h["doc_id"] for h in hits]
     lifted = [h for h in hits[:3] if h["doc_id"] == record and h["section"] == section]
-    assert lifted and "; lifted x" in lifted[0]["clinical_route"], [
-        (h["doc_id"], h["section"], h["clinical_route"]) for h in hits[:3]
+    assert lifted and "; lifted x" in str(route_note(lifted[0])), [
+        (h["doc_id"], h["section"], route_note(h)) for h in hits[:3]
     ]

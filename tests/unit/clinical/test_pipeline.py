@@ -12,6 +12,7 @@ from control_plane.clinical.pipeline import (
     question_text,
     rewrite,
     route,
+    route_note,
     with_routing_fields,
 )
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
@@ -173,6 +174,33 @@ def test_each_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score
     ]
     unrouted = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
     assert unrouted.metadata(hits)[1] == {"doc_id": "B", "clinical_route": unrouted.notes[1]}
+
+
+def test_the_route_answer_takes_the_shape_of_the_pipeline_form() -> None:
+    """``metadata``: one object per hit with its routed score inside (the pipeline's last rerank sorts by
+    it, then removes it); ``fields``: the scores and notes as two lists (the Haystack form)."""
+    hits = [{**_hit("A:0", "A", 0.8), "source": "ctgov"}, _hit("B:0", "B", 0.3)]
+    routed = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
+    by_metadata = routed.answer(hits, "metadata")
+    assert list(by_metadata) == ["metadata"]
+    assert [m["route_score"] for m in by_metadata["metadata"]] == [round(s, 7) for s in routed.scores]
+    assert [m["clinical_route"] for m in by_metadata["metadata"]] == list(routed.notes)
+    assert (
+        by_metadata["metadata"][0]["source"] == "ctgov" and by_metadata["metadata"][1]["fused_score"] == 0.3
+    )
+    assert routed.answer(hits, "fields") == {
+        "scores": [round(s, 7) for s in routed.scores],
+        "notes": list(routed.notes),
+    }
+
+
+def test_a_route_note_is_read_where_either_form_writes_it() -> None:
+    assert (
+        route_note({"metadata": {"clinical_route": "intents=none; not lifted"}}) == "intents=none; not lifted"
+    )
+    assert route_note({"clinical_route": "not routed: x"}) == "not routed: x"
+    assert route_note({"doc_id": "A"}) is None
+    assert route_note({"metadata": {"doc_id": "A"}, "clinical_route": "stale"}) is None
 
 
 def test_a_question_naming_an_absent_record_lifts_nothing_and_says_why() -> None:

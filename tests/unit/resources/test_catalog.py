@@ -169,3 +169,41 @@ def test_each_clinical_pipeline_tells_its_route_step_its_fusion() -> None:
 
     assert fusion("clinical-minmax") == fusion("clinical-minmax-haystack") == "weighted"
     assert fusion("clinical-rrf") == fusion("clinical-rrf-haystack") == "rrf"
+
+
+def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
+    """The plain and rerank forms take one metadata object per hit (LlamaIndex's and LangChain's document
+    metadata, with the route note inside) and sort by its routed score; the Haystack form takes the note
+    and score beside the hit's fields (a Haystack Document's meta). Each form's mapping names exactly what
+    the route model answers in its output (clinical/pipeline.py ``Route.answer``)."""
+    from control_plane.clinical.pipeline import Route
+    from control_plane.config.settings import load_settings
+    from control_plane.resources.catalog import ROUTE_OUTPUTS, load_resources
+
+    ids = {role: f"{role}-id" for role in ("dense", "sparse", "clinical_rewrite", "clinical_route", "rerank")}
+    pipelines = {r.name: r.body for r in load_resources(load_settings(), ids) if r.kind == "search_pipeline"}
+
+    def route_step(name: str) -> tuple[str, dict[str, str], list[str]]:
+        steps = pipelines[name]["response_processors"]
+        [inference] = [p["ml_inference"] for p in steps if "ml_inference" in p]
+        sorts = [p["rerank"]["by_field"]["target_field"] for p in steps if "by_field" in p.get("rerank", {})]
+        return inference["model_config"]["output"], inference["output_map"][0], sorts
+
+    for name in ("clinical-minmax", "clinical-rrf", "clinical-rrf-rerank"):
+        assert route_step(name) == (
+            "metadata",
+            {"metadata": "metadata"},
+            ["start", "previous_score", "metadata.route_score"],
+        )
+    for name in ("clinical-minmax-haystack", "clinical-rrf-haystack"):
+        output, mapping, sorts = route_step(name)
+        assert (output, sorts[-1]) == ("fields", "route_score")
+        assert mapping == {"route_score": "scores", "clinical_route": "notes"}
+    answer = Route(scores=(0.5,), notes=("n",))
+    metadata_map, metadata_sort = ROUTE_OUTPUTS["metadata"]
+    answered = answer.answer([{"doc_id": "A"}], "metadata")
+    assert set(metadata_map.values()) == set(answered)
+    assert metadata_sort == "metadata.route_score" and "route_score" in answered["metadata"][0]
+    fields_map, fields_sort = ROUTE_OUTPUTS["fields"]
+    assert set(fields_map.values()) == set(answer.answer([{"doc_id": "A"}], "fields"))
+    assert fields_sort in fields_map

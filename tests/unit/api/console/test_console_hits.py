@@ -96,7 +96,8 @@ def test_a_search_hit_notes_the_boost_its_section_matches(
 
 def test_a_pipeline_hit_keeps_the_pipelines_note_or_says_why_it_has_none() -> None:
     note = "intents=adverse_events; lifted x1.45"
-    assert pipeline_route_note({"clinical_route": note}, "clinical-rrf") == note
+    assert pipeline_route_note({"metadata": {"clinical_route": note}}, "clinical-rrf") == note
+    assert pipeline_route_note({"clinical_route": note}, "clinical-rrf-haystack") == note
     assert pipeline_route_note({}, "clinical-rrf").startswith("no route note: the pipeline's route step")
     assert pipeline_route_note({}, "hybrid-rrf") == "not routed: hybrid-rrf has no clinical step"
 

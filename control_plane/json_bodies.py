@@ -17,6 +17,10 @@ search pipeline's request with its bool clauses) needs well under that."""
 
 _STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET: Final = re.compile(r"[\[\]{}]")
+# A surrogate code point (U+D800-U+DFFF) can only enter a parsed body through a \uDXXX escape: UTF-8
+# cannot carry one. Bodies without such an escape skip the walk over every string (0.5 ms on a route
+# request of 50 hits).
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def decode_json(data: bytes) -> Any:
@@ -36,7 +40,8 @@ def decode_json(data: bytes) -> Any:
         value = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise BadRequestError(f"the body is not valid JSON: {exc}") from None
-    _refuse_lone_surrogates(value)
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(value)
     return value
 
 

@@ -257,11 +257,13 @@ def find_phrase(
     """Each match of a phrase: the character span of each of its parts. The parts occur in order, each
     contiguous, with at most ``max_gap_words`` words between two parts (from each start, the nearest
     next part)."""
-    index_of_start = {atom.start: index for index, atom in enumerate(query_atoms)}
-    index_of_end = {atom.end: index for index, atom in enumerate(query_atoms)}
     matches: list[tuple[Span, ...]] = [
         (span,) for span in find_sequence(query_atoms, parts[0], positions=positions)
     ]
+    if not matches or len(parts) == 1:  # most phrases: no gap, and most are not in the question at all
+        return matches
+    index_of_start = {atom.start: index for index, atom in enumerate(query_atoms)}
+    index_of_end = {atom.end: index for index, atom in enumerate(query_atoms)}
     for part in parts[1:]:
         following = find_sequence(query_atoms, part, positions=positions)
         chained: list[tuple[Span, ...]] = []
@@ -306,8 +308,11 @@ def _matches(
     found: dict[Span, _Match] = {}
     for phrase in rule.phrases:
         keys = _phrase_keys(phrase)
+        occurrences = find_phrase(query_atoms, keys, gap, positions)
+        if not occurrences:
+            continue
         weight = weights.phrase if terse or sum(len(part) for part in keys) > 1 else weights.cue
-        for parts in find_phrase(query_atoms, keys, gap, positions):
+        for parts in occurrences:
             span = _whole(parts)
             if any(_inside(span, other) for other in ignored):
                 continue

@@ -42,7 +42,16 @@ def test_non_finite_numbers_are_not_json(constant: str) -> None:
         decode_json(f'{{"weights": {{"bm25": {constant}}}}}'.encode())
 
 
-@pytest.mark.parametrize("body", [b'{"query": "\\ud800"}', b'{"\\udfff": 1}', b'[["x\\udc00y"]]'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"query": "\\ud800"}',
+        b'{"\\udfff": 1}',
+        b'[["x\\udc00y"]]',
+        b'{"q": "\\uDBFF"}',
+        b'{"q": "\\uDa00"}',
+    ],
+)
 def test_lone_surrogates_are_refused(body: bytes) -> None:
     with pytest.raises(BadRequestError, match="lone surrogate"):
         decode_json(body)

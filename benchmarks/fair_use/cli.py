@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     load_before = os.getloadavg()[0]
-    limits = load_settings().api.key_limits
+    api_settings = load_settings().api  # as the API under test reads them: start it with the same settings
+    limits = api_settings.key_limits
     questions = [q.text for q in load_test_set(args.questions).queries()]
     needed = WARM_UP + 2 * args.count
     if len(questions) < needed:
@@ -81,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         chars=args.abusive_chars,
         rounds=args.rounds,
         key_limits=limits.model_dump_json(),
+        busy_share=api_settings.busy_share.model_dump_json(),
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_report(findings, finished_run(PROG, argv, load_before)), encoding="utf-8")

@@ -23,6 +23,7 @@ class Findings:
     chars: int
     rounds: int
     key_limits: str
+    busy_share: str = ""  # api.busy_share: how busy keys share the requests in progress
 
 
 def render_report(findings: Findings, run: RunStamp) -> str:
@@ -37,7 +38,8 @@ def render_report(findings: Findings, run: RunStamp) -> str:
                 "Fair use: another key's searches during one key's burst of oversized questions", run
             ),
             f"The abusive key: {f.threads} threads of {f.chars:,}-character questions, each waiting out "
-            f"Retry-After after a 429; its answers: {abusive}. Key limits in force: {f.key_limits}.",
+            f"Retry-After after a 429; its answers: {abusive}. Key limits in force: {f.key_limits}; "
+            f"shared while more than one key is busy (api.busy_share): {f.busy_share or 'not recorded'}.",
             "",
             f"The other key asks every question once (the encoding cache favours neither run); idle and "
             f"busy runs take turns {f.rounds} times, so the machine's drift falls on both.",

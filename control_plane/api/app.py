@@ -85,7 +85,7 @@ def create_app(
         who.require(role)
         g.tenant = who.tenant
         if g.get("admitted") is None:  # counted once per request, released when it ends
-            limiter.admit(who.key_id, who.limits or settings.api.key_limits)
+            limiter.admit(who.key_id, who.limits or settings.api.key_limits, settings.api.busy_share)
             g.admitted = who.key_id
         return who
 

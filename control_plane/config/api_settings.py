@@ -40,6 +40,26 @@ class KeyLimits(StrictSettings):
     )
 
 
+class BusyShare(StrictSettings):
+    """How keys share the machine while more than one is busy: the requests in progress across the busy
+    keys are split evenly between them, so a key that floods the API slows itself, not the others (a key
+    alone keeps its own ``concurrent``)."""
+
+    requests: int | None = Field(
+        2,
+        ge=1,
+        description="requests in progress across the busy keys, split evenly (each key keeps at least "
+        "one): about the cores the search stack runs on (2 on the project's machines); null: each key "
+        "keeps its own concurrent limit whatever the others do",
+    )
+    window_s: float = Field(
+        1.0,
+        ge=0,
+        description="a key counts as busy while a request of its is in progress and this long after its "
+        "last one ended, so a caller asking one question after another stays busy between them",
+    )
+
+
 class ApiKey(StrictSettings):
     """An API key, stored as its SHA-256 (the key itself never sits in configuration or logs)."""
 
@@ -72,6 +92,10 @@ class ApiSettings(StrictSettings):
     key_limits: KeyLimits = Field(
         default_factory=KeyLimits,
         description="each key's request rate and concurrency, unless it sets its own",
+    )
+    busy_share: BusyShare = Field(
+        default_factory=BusyShare,
+        description="how keys share the requests in progress while more than one is busy",
     )
     job_grace_s: float = Field(
         10.0,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.api.limits import KeyLimiter
-from control_plane.config.api_settings import KeyLimits
+from control_plane.api.limits import KeyLimiter, busy_cap
+from control_plane.config.api_settings import BusyShare, KeyLimits
 from control_plane.errors import RateLimitedError
 
 
@@ -118,3 +118,51 @@ def test_a_refused_question_takes_no_characters_and_requests_are_counted_apart()
             limiter.charge_question("k", "x" * 80, CHARS)
     limiter.charge_question("k", "x" * 70, CHARS)  # the 50 left were not taken by the refusals
     limiter.admit("k", CHARS)  # the request bucket is untouched by characters
+
+
+@pytest.mark.parametrize(
+    ("own", "requests", "busy", "cap"),
+    [(4, 2, 1, 4), (4, 2, 2, 1), (4, 8, 2, 4), (4, 8, 3, 2), (4, 2, 5, 1), (4, None, 3, 4)],
+)
+def test_a_busy_keys_cap_is_its_even_share_never_below_one(
+    own: int, requests: int | None, busy: int, cap: int
+) -> None:
+    assert busy_cap(own, BusyShare(requests=requests), busy) == cap
+    assert busy_cap(own, None, busy) == own
+
+
+def test_while_another_key_is_busy_a_flooding_key_gets_its_share_only() -> None:
+    """Alone, a key keeps its own 4; once another key is busy (a request in progress, or one ended
+    within the window), each gets 2 // 2 = 1 in progress; after the window the first is alone again."""
+    clock = Clock()
+    limiter = KeyLimiter(clock=clock)
+    own = KeyLimits(requests_per_s=100.0, burst=100, concurrent=4)
+    share = BusyShare(requests=2, window_s=1.0)
+    for _ in range(3):
+        limiter.admit("flood", own, share)  # alone: up to its own 4
+    limiter.admit("other", own, share)  # busy keys: 2, its share 1, it holds none
+    with pytest.raises(RateLimitedError, match="1 other keys are busy: each gets 1 at once") as refused:
+        limiter.admit("flood", own, share)
+    assert refused.value.retry_after_s == 1.0
+    limiter.release("other")
+    clock.now += 0.5  # the other key asks one question after another: still busy between them
+    with pytest.raises(RateLimitedError):
+        limiter.admit("flood", own, share)
+    for _ in range(3):
+        limiter.release("flood")
+    limiter.admit("flood", own, share)  # none in progress: its share of one
+    limiter.release("flood")
+    clock.now += 1.01  # the other key's last request ended past the window: alone again
+    for _ in range(4):
+        limiter.admit("flood", own, share)
+    with pytest.raises(RateLimitedError, match="4 requests in progress, its limit"):
+        limiter.admit("flood", own, share)
+
+
+def test_no_share_leaves_each_key_its_own_limit() -> None:
+    limiter = KeyLimiter(clock=Clock())
+    own = KeyLimits(requests_per_s=100.0, burst=100, concurrent=2)
+    limiter.admit("other", own, BusyShare(requests=None))
+    for _ in range(2):
+        limiter.admit("flood", own, BusyShare(requests=None))
+    limiter.admit("third", own)

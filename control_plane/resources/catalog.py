@@ -43,6 +43,12 @@ ROUTE_OUTPUTS = {
     "metadata": ({"metadata": "metadata"}, "metadata.route_score"),
     "fields": ({"route_score": "scores", "clinical_route": "notes"}, "route_score"),
 }
+# The route step's description in the `fields` form (processors.json describes the `metadata` form).
+FIELDS_ROUTE_DESCRIPTION = (
+    "each hit's route note (clinical_route: the route applied, or why it could not run) and routed score "
+    "(route_score) beside its fields, from the clinical route model over the fields routing reads of each "
+    "hit; if the model cannot be reached the fused order stands and the hits carry no clinical_route"
+)
 ENCODER_ROLES = ("dense", "sparse")
 CLINICAL_ROLES = ("clinical_rewrite", "clinical_route")
 # The clinical forms of the hybrid pipelines (processors in search_pipelines/clinical/processors.json).
@@ -211,6 +217,8 @@ def with_route_output(pipeline: Mapping[str, Any], output: str) -> dict[str, Any
         if "ml_inference" in processor:
             processor["ml_inference"]["model_config"]["output"] = output
             processor["ml_inference"]["output_map"] = [dict(output_map)]
+            if output == "fields":
+                processor["ml_inference"]["description"] = FIELDS_ROUTE_DESCRIPTION
         by_field = processor.get("rerank", {}).get("by_field", {})
         if by_field.get("target_field") in sorts:
             by_field["target_field"] = sort_field

@@ -199,6 +199,12 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
         output, mapping, sorts = route_step(name)
         assert (output, sorts[-1]) == ("fields", "route_score")
         assert mapping == {"route_score": "scores", "clinical_route": "notes"}
+        [described] = [
+            p["ml_inference"]["description"]
+            for p in pipelines[name]["response_processors"]
+            if "ml_inference" in p
+        ]
+        assert "metadata" not in described and "clinical_route" in described
     answer = Route(scores=(0.5,), notes=("n",))
     metadata_map, metadata_sort = ROUTE_OUTPUTS["metadata"]
     answered = answer.answer([{"doc_id": "A"}], "metadata")

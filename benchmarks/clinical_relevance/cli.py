@@ -17,8 +17,8 @@ from benchmarks.clinical_relevance.report import Header, render_report
 from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import load_settings
+from control_plane.fusion.methods import FusionMethod
 from control_plane.search.service import SearchService
-from control_plane.search.spec import FusionMethod
 from control_plane.testsets.catalog import load_test_set
 
 PROG = "python -m benchmarks.clinical_relevance"

@@ -14,12 +14,13 @@ from control_plane.clinical.intents import Boost
 from control_plane.clinical.planning import intent_config, intent_config_path
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.config.settings import Settings
+from control_plane.fusion.methods import FusionMethod
 from control_plane.search.intent_plan import plan_intents
 from control_plane.search.results import ChunkResult
 from control_plane.search.routing import topical_records
 from control_plane.search.sections import fetch_sections
 from control_plane.search.service import SearchService
-from control_plane.search.spec import Filters, FusionMethod, SearchSpec
+from control_plane.search.spec import Filters, SearchSpec
 from control_plane.testsets.catalog import Query
 
 FETCH_DOCUMENTS = 10  # sections are fetched for this many topical records (>= any max_documents tried)

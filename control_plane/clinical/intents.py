@@ -44,6 +44,7 @@ from control_plane.clinical.labels import IntentHint
 from control_plane.config.settings import describe_errors
 from control_plane.config.strict import StrictSettings
 from control_plane.errors import BiohybridError, ClientError
+from control_plane.fusion.methods import FusionMethod
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.named_records import words_besides_identifiers
 from control_plane.words.atoms import ATOM, Atom, atom_positions, atoms, find_sequence
@@ -113,7 +114,7 @@ class ManyRecordsRule(StrictSettings):
         le=1.0,
         description="a record routes when its best chunk scores at least this share of the top",
     )
-    min_topicality_by_fusion: dict[Literal["weighted", "rrf"], float] = Field(
+    min_topicality_by_fusion: dict[FusionMethod, float] = Field(
         default_factory=dict,
         description="min_topicality for one fusion: a share of the top means another thing under min-max "
         "(scores squeezed towards the top) than under RRF (reciprocal ranks)",
@@ -127,10 +128,11 @@ class ManyRecordsRule(StrictSettings):
             raise ValueError(f"shares must be within [0, 1], got {bad}")
         return shares
 
-    def topicality_for(self, fusion: str | None) -> float:
-        """The least topicality for ``fusion`` (``weighted`` or ``rrf``; None: the default)."""
-        shares = {str(name): share for name, share in self.min_topicality_by_fusion.items()}
-        return shares.get(fusion, self.min_topicality) if fusion else self.min_topicality
+    def topicality_for(self, fusion: FusionMethod | None) -> float:
+        """The least topicality for ``fusion`` (None: the default)."""
+        if fusion is None:
+            return self.min_topicality
+        return self.min_topicality_by_fusion.get(fusion, self.min_topicality)
 
 
 class IntentConfig(StrictSettings):

@@ -41,6 +41,7 @@ from control_plane.clinical.routing import (
     topical_documents,
 )
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
+from control_plane.fusion.methods import FusionMethod
 from control_plane.query.components import product_text_hybrid
 from control_plane.query.named_records import absent_records
 
@@ -294,7 +295,7 @@ def route(
     config: IntentConfig,
     facets: FacetSettings,
     params: SectionRoutingSettings,
-    fusion: str | None = None,
+    fusion: FusionMethod | None = None,
 ) -> Route:
     """Routed scores for the window's hits (any order: they are ranked by fused score first, ties in
     the order given), as /v1/search routes its fused list: the first ``params.depth`` are its fused list

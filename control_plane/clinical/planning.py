@@ -26,6 +26,7 @@ from control_plane.clinical.intents import (
 )
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import Settings
+from control_plane.fusion.methods import FusionMethod
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
 from control_plane.words.atoms import ENGLISH_STOP_WORDS, atoms
@@ -64,7 +65,9 @@ class ClinicalPlan:
         """The text the dense and sparse components search with."""
         return self.topic or query
 
-    def routing(self, params: SectionRoutingSettings, fusion: str | None = None) -> SectionRoutingSettings:
+    def routing(
+        self, params: SectionRoutingSettings, fusion: FusionMethod | None = None
+    ) -> SectionRoutingSettings:
         """The routing settings for this question: for one about many records, ``params`` widened to them
         (never narrowed), each judged by what it is about rather than by the asked section, at the
         topicality its ``fusion`` (``weighted`` or ``rrf``) asks for."""

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from control_plane.search.spec import Component, FusionMethod, SearchSpec
+from control_plane.fusion.methods import FusionMethod
+from control_plane.search.spec import Component, SearchSpec
 
 VARIANT_SEPARATOR = "+"
 

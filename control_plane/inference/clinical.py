@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from flask import Flask, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -32,6 +32,7 @@ from control_plane.clinical.pipeline import PipelineQueryError, RouteOutput, pla
 from control_plane.clinical.planning import intent_config
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import describe_errors
+from control_plane.fusion.methods import FusionMethod
 from control_plane.inference.faults import FaultInjector
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import RequestError
@@ -55,8 +56,6 @@ class RewriteBody(_Body):
 # What the route connector sends besides the hits and the query: SectionRoutingSettings' fields of the
 # same names, required here and bounded as there (one declaration of the bounds: the settings model's).
 ROUTE_PARAMETERS = ("weight", "min_topicality", "max_documents", "depth")
-# The pipeline's fusion (model_config.fusion, resources/catalog.py): many-records topicality depends on it.
-RouteFusion = Literal["weighted", "rrf"]
 
 
 def _as_required(name: str) -> Any:
@@ -69,7 +68,7 @@ RouteBody = create_model(
     __base__=_Body,
     hits=(list[dict[str, Any]], Field(max_length=1000)),
     query=(dict[str, Any], ...),
-    fusion=(RouteFusion | None, None),
+    fusion=(FusionMethod | None, None),  # the pipeline's (model_config.fusion): topicality depends on it
     output=(RouteOutput, "metadata"),
     **{name: _as_required(name) for name in ROUTE_PARAMETERS},
 )

@@ -10,12 +10,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from control_plane.clinical.client_forms import MAX_QUESTION_CHARS
+from control_plane.fusion.methods import FusionMethod
 from control_plane.query.components import COMPONENT_ORDER
 from control_plane.search.odata.expression import SortKey
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
 
 Component = Literal["bm25", "splade", "dense"]
-FusionMethod = Literal["rrf", "weighted"]
 Granularity = Literal["chunk", "document", "facet"]
 WEIGHT_TOLERANCE = 0.01
 # The window check's depth when a spec leaves it to configuration (checked again once resolved).

@@ -16,9 +16,10 @@ from pathlib import Path
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.natural_set.build import read_jsonl
+from control_plane.fusion.methods import FusionMethod
 from control_plane.query.components import text_search_body
 from control_plane.search.service import SearchService
-from control_plane.search.spec import Component, FusionMethod, SearchSpec
+from control_plane.search.spec import Component, SearchSpec
 
 Retrieve = Callable[[str], list[str]]
 

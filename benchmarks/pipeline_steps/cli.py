@@ -31,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pipeline", default="clinical-minmax", help="an installed clinical pipeline")
     parser.add_argument("--questions", type=int, default=60, help="questions per pipeline")
     parser.add_argument(
-        "--window", type=int, action="append", help="a routing window to time (repeat; default 10, 25, 50)"
+        "--window",
+        type=int,
+        action="append",
+        help="a routing window to time (repeat; default 25, 50, 100, 150)",
     )
     parser.add_argument("--out", type=Path, required=True)
     return parser
@@ -42,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if is_test_split(args.split):
         parser.error(f"--split {args.split} is a test split: time a dev or train split")
-    windows = sorted(set(args.window or [10, 25, 50]))
+    windows = sorted(set(args.window or [25, 50, 100, 150]))
     load_before = os.getloadavg()[0]
     settings = load_settings()
     client = make_client(settings.opensearch)

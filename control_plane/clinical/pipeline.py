@@ -14,7 +14,9 @@ doc_id, intent_hint, is_table, near_empty, and the fused score that a
 read ``_score``) and the request's query give each hit its routed score (control_plane/clinical/routing.py,
 the same formula /v1/search applies), and a short note of the route applied to it. The rewrite adds
 those fields to a client's ``_source`` (``with_routing_fields``), so routing holds whatever the client
-asks to see; the hits then carry them too.
+asks to see; the hits then carry them too. After the cut to the page, ``page_metadata`` builds each page
+hit's ``metadata`` object (what a RAG library's document shows) from its fields and that note: built for
+the page alone, because ml-commons re-reads a model's whole answer for every hit it writes.
 """
 
 from __future__ import annotations
@@ -72,15 +74,21 @@ METADATA_FIELDS: Final = (
     "intent_hint",
 )
 
-# What the route model answers, per pipeline form (the pipeline's ``model_config.output``;
-# resources/catalog.py ``ROUTE_OUTPUTS`` maps each into the hits): ``metadata``, one object per hit with
-# its metadata, route note, fused and routed score (one mapping: ml-commons re-reads the model's whole
-# answer for every hit and every mapping, so three lists cost 8 ms more at P50 over 50 hits); ``fields``,
-# the scores and notes as two lists, for a client that reads the hit's fields as its metadata (Haystack).
-RouteOutput = Literal["metadata", "fields"]
+# What the route model answers, per pipeline form (the step's ``model_config.output``;
+# resources/catalog.py ``ROUTE_OUTPUTS`` maps each into the hits). ml-commons re-reads the model's whole
+# answer for every hit and every mapping, so a step's cost grows with its window times the answer's size:
+# the window's answer stays small and the metadata a RAG library shows is built for the page alone.
+# ``metadata``: over the window, one small object per hit (its route note and routed score, one mapping);
+# ``page``: after the cut to the page, each hit's ``metadata`` object (``METADATA_FIELDS``, the note the
+# window's step wrote, the fused score), no routing; ``fields``: the scores and notes as two lists beside
+# the hit's fields, for a client that reads those as its metadata (Haystack).
+RouteOutput = Literal["metadata", "page", "fields"]
 ROUTE_NOTE_FIELD: Final = "clinical_route"
 ROUTE_SCORE_FIELD: Final = "route_score"
 METADATA_FIELD: Final = "metadata"
+NO_ROUTE_STEP: Final = (
+    "not routed: the route step did not answer (the clinical route model could not be reached)"
+)
 
 __all__ = [
     "ClientQuery",
@@ -91,6 +99,7 @@ __all__ = [
     "absent_note",
     "client_query",
     "intents_label",
+    "page_metadata",
     "plain_rewrite",
     "rewrite",
     "route",
@@ -117,28 +126,36 @@ class Route:
     notes: tuple[str, ...]
     unrouted: str | None = None  # why routing did not run (a metric label), None when it did
 
-    def metadata(self, hits: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Each hit's ``metadata`` object (``METADATA_FIELDS`` it has, its note and fused score)."""
-        return [
-            {
-                **{name: hit[name] for name in METADATA_FIELDS if hit.get(name) is not None},
-                ROUTE_NOTE_FIELD: note,
-                **({"fused_score": hit[SCORE_FIELD]} if hit.get(SCORE_FIELD) is not None else {}),
-            }
-            for hit, note in zip(hits, self.notes, strict=True)
-        ]
-
-    def answer(self, hits: Sequence[Mapping[str, Any]], output: RouteOutput) -> dict[str, list[Any]]:
-        """The route model's answer in a pipeline form's shape (``RouteOutput``)."""
+    def answer(self, output: RouteOutput) -> dict[str, list[Any]]:
+        """The route model's answer over the window in a pipeline form's shape (``RouteOutput``; the
+        ``page`` step answers with :func:`page_metadata`, without routing)."""
         scores = [round(score, 7) for score in self.scores]
         if output == "fields":
             return {"scores": scores, "notes": list(self.notes)}
+        if output == "page":
+            raise ValueError("the page step's answer is page_metadata(hits): it does not route")
         return {
             METADATA_FIELD: [
-                {**metadata, ROUTE_SCORE_FIELD: score}
-                for metadata, score in zip(self.metadata(hits), scores, strict=True)
+                {ROUTE_NOTE_FIELD: note, ROUTE_SCORE_FIELD: score}
+                for note, score in zip(self.notes, scores, strict=True)
             ]
         }
+
+
+def page_metadata(hits: Sequence[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each page hit's ``metadata`` object: the ``METADATA_FIELDS`` it has, the route note the window's
+    step left in its ``metadata`` (or :data:`NO_ROUTE_STEP` when that step did not answer) and its fused
+    score."""
+    return {
+        METADATA_FIELD: [
+            {
+                **{name: hit[name] for name in METADATA_FIELDS if hit.get(name) is not None},
+                ROUTE_NOTE_FIELD: route_note(hit) or NO_ROUTE_STEP,
+                **({"fused_score": hit[SCORE_FIELD]} if hit.get(SCORE_FIELD) is not None else {}),
+            }
+            for hit in hits
+        ]
+    }
 
 
 def route_note(source: Mapping[str, Any]) -> str | None:

@@ -9,12 +9,15 @@ computes; this module validates and answers in the shapes the pipelines' ml_infe
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
   query>, "weight", "min_topicality", "max_documents", "depth", "fusion", "output"}`` → per hit in the
-  hits' order, ``{"metadata": [...]}`` (``output`` ``metadata``, the default: the object a RAG library's
-  document shows, with the hit's route note and routed score; control_plane/clinical/pipeline.py
-  ``Route.answer``) or ``{"scores": [...], "notes": [...]}`` (``fields``, the Haystack form). Hits it
-  cannot route (a routing field missing) are answered in their order with a note saying why on each,
-  and counted in ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}``: never a
-  refusal, which the pipeline's response step would drop without a word.
+  hits' order, ``{"metadata": [{"clinical_route", "route_score"}...]}`` (``output`` ``metadata``, the
+  default: over the fused window, each hit's route note and routed score) or ``{"scores": [...],
+  "notes": [...]}`` (``fields``, the Haystack form); ``output`` ``page``, after the cut to the page, routes
+  nothing and answers each hit's ``metadata`` object (what a RAG library's document shows, with the note the
+  window's step left; control_plane/clinical/pipeline.py ``page_metadata``). Hits it cannot route (a
+  routing field missing) are answered in their order with a note saying why on each, and counted in
+  ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}`` (a page whose hits carry no
+  note: ``reason="no_route_step"``): never a refusal, which the pipeline's response step would drop
+  without a word.
 """
 
 from __future__ import annotations
@@ -28,7 +31,15 @@ from flask import Flask, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
-from control_plane.clinical.pipeline import PipelineQueryError, RouteOutput, plain_rewrite, rewrite, route
+from control_plane.clinical.pipeline import (
+    PipelineQueryError,
+    RouteOutput,
+    page_metadata,
+    plain_rewrite,
+    rewrite,
+    route,
+    route_note,
+)
 from control_plane.clinical.planning import intent_config
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import describe_errors
@@ -137,6 +148,11 @@ def register_clinical_routes(
                 if fault is not None:
                     metrics.injected_faults.labels("clinical_route").inc()
                     raise RequestError(fault.status, fault.message)
+            if req.output == "page":
+                page = page_metadata(req.hits)
+                if any(route_note(hit) is None for hit in req.hits):
+                    metrics.clinical_degraded.labels("clinical_route", "no_route_step").inc()
+                return page
             params = SectionRoutingSettings(**{name: getattr(req, name) for name in ROUTE_PARAMETERS})
             try:
                 routed = route(req.hits, req.query, config, _CHUNK_FACETS, params, req.fusion)
@@ -145,6 +161,6 @@ def register_clinical_routes(
             if routed.unrouted is not None:
                 log.warning("clinical route not applied", extra={"reason": routed.notes[0]})
                 metrics.clinical_degraded.labels("clinical_route", routed.unrouted).inc()
-            return routed.answer(req.hits, req.output)
+            return routed.answer(req.output)
 
         return timed("clinical_route", MODEL_LABEL, answer)

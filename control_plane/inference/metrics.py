@@ -159,8 +159,8 @@ class ServiceMetrics:
             "biohybrid_inference_clinical_degraded",
             "Clinical pipeline calls whose clinical step did not run: a rewrite that answered the plain "
             "hybrid query (reason error), a route that answered the hits unrouted with a note on each "
-            "(reason missing_fields, duplicate_ids), by endpoint and reason; a failed route answer is in "
-            "requests_total",
+            "(reason missing_fields, duplicate_ids), a page whose hits the route step left without a note "
+            "(reason no_route_step), by endpoint and reason; a failed route answer is in requests_total",
             ["endpoint", "reason"],
             registry=self.registry,
         )
@@ -168,6 +168,7 @@ class ServiceMetrics:
             ("clinical_rewrite", "error"),
             ("clinical_route", "missing_fields"),
             ("clinical_route", "duplicate_ids"),
+            ("clinical_route", "no_route_step"),
         ):
             self.clinical_degraded.labels(endpoint, reason)
         self._gpu: GpuMemoryCollector | None = None

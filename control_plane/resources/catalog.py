@@ -36,13 +36,15 @@ HAYSTACK_SUFFIX = "-haystack"
 HAYSTACK_FIELDS = {"text": "content", "chunk_id": "id"}
 # How each form of a clinical pipeline maps the route model's answer into the hits (the model's
 # ``output``, control_plane/clinical/pipeline.py ``RouteOutput``) and the field its last rerank sorts by.
-# ``metadata`` (processors.json): one object per hit, which LlamaIndex and LangChain read as a document's
-# metadata. ``fields``: the note and score beside the hit's fields, the Haystack form (a Haystack Document's
-# meta is the hit's fields).
+# ``metadata`` (processors.json): one small object per hit of the window (its note and routed score), and
+# after the cut to the page a second step (``PAGE_OUTPUT``) that fills each page hit's metadata object,
+# which LlamaIndex and LangChain read as a document's metadata. ``fields``: the note and score beside the
+# hit's fields, the Haystack form (a Haystack Document's meta is the hit's fields), with no page step.
 ROUTE_OUTPUTS = {
     "metadata": ({"metadata": "metadata"}, "metadata.route_score"),
     "fields": ({"route_score": "scores", "clinical_route": "notes"}, "route_score"),
 }
+PAGE_OUTPUT = "page"
 # The route step's description in the `fields` form (processors.json describes the `metadata` form).
 FIELDS_ROUTE_DESCRIPTION = (
     "each hit's route note (clinical_route: the route applied, or why it could not run) and routed score "
@@ -208,20 +210,29 @@ def with_clinical(
 
 
 def with_route_output(pipeline: Mapping[str, Any], output: str) -> dict[str, Any]:
-    """A clinical pipeline whose route step answers in ``output``'s shape (``ROUTE_OUTPUTS``), mapped into
-    the hits and sorted by."""
+    """A clinical pipeline whose window's route step answers in ``output``'s shape (``ROUTE_OUTPUTS``),
+    mapped into the hits and sorted by; the page's metadata step (``PAGE_OUTPUT``) stays only in the
+    ``metadata`` form (the ``fields`` form's hits carry their note beside their fields)."""
     output_map, sort_field = ROUTE_OUTPUTS[output]
     routed = copy.deepcopy(dict(pipeline))
     sorts = {sort for _, sort in ROUTE_OUTPUTS.values()}
+    steps = []
     for processor in routed["response_processors"]:
-        if "ml_inference" in processor:
-            processor["ml_inference"]["model_config"]["output"] = output
-            processor["ml_inference"]["output_map"] = [dict(output_map)]
+        inference = processor.get("ml_inference")
+        if inference is not None and inference["model_config"].get("output") == PAGE_OUTPUT:
+            if output == "metadata":
+                steps.append(processor)
+            continue
+        if inference is not None:
+            inference["model_config"]["output"] = output
+            inference["output_map"] = [dict(output_map)]
             if output == "fields":
-                processor["ml_inference"]["description"] = FIELDS_ROUTE_DESCRIPTION
+                inference["description"] = FIELDS_ROUTE_DESCRIPTION
         by_field = processor.get("rerank", {}).get("by_field", {})
         if by_field.get("target_field") in sorts:
             by_field["target_field"] = sort_field
+        steps.append(processor)
+    routed["response_processors"] = steps
     return routed
 
 

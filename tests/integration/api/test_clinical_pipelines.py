@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -22,9 +22,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
 from benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
 from control_plane.api.app import create_app
-from control_plane.clinical.pipeline import route_note
+from control_plane.clinical.pipeline import NO_ROUTE_STEP, route_note
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.query.components import product_text_hybrid
+from control_plane.resources.catalog import load_resources
 from control_plane.testsets.catalog import load_test_set
 
 pytestmark = pytest.mark.integration
@@ -46,12 +47,32 @@ def unfetched(stack: ApiStack, client: OpenSearch) -> FlaskClient:
     """/v1/search as the pipelines can route: without the section fetch (a pipeline cannot send a
     second request), the same routing window."""
     routing = stack.settings.search.section_routing
-    assert routing.pipeline_window == routing.depth
     search = stack.settings.search.model_copy(
         update={"section_routing": routing.model_copy(update={"fetch_sections": False})}
     )
     settings = stack.settings.model_copy(update={"search": search})
     return create_app(settings, client, evaluation=load_evaluation_settings(environ={})).test_client()
+
+
+@pytest.fixture(scope="module")
+def at_depth(stack: ApiStack, client: OpenSearch) -> Iterator[dict[str, str]]:
+    """The clinical pipelines with their window at the routing depth (fusion -> pipeline name): what
+    /v1/search without the section fetch ranks like. The installed ones route a wider window, whose hits
+    below the depth stand for the fetch."""
+    routing = stack.settings.search.section_routing
+    narrow = routing.model_copy(update={"pipeline_window": routing.depth})
+    settings = stack.settings.model_copy(
+        update={"search": stack.settings.search.model_copy(update={"section_routing": narrow})}
+    )
+    bodies = {r.name: r.body for r in load_resources(settings, stack.model_ids)}
+    names = {fusion: f"{stack.prefix}-{pipeline}-at-depth" for fusion, pipeline in PIPELINES.items()}
+    for fusion, name in names.items():
+        client.search_pipeline.put(id=name, body=bodies[PIPELINES[fusion]])
+    try:
+        yield names
+    finally:
+        for name in names.values():
+            client.search_pipeline.delete(id=name, ignore=[404])
 
 
 def _api(
@@ -89,7 +110,7 @@ def test_same_top_reads_ties_as_one_group() -> None:
 
 @pytest.mark.parametrize("fusion", ["weighted", "rrf"])
 def test_a_plain_question_through_a_clinical_pipeline_ranks_as_v1_search(
-    stack: ApiStack, client: OpenSearch, unfetched: FlaskClient, fusion: str
+    stack: ApiStack, client: OpenSearch, unfetched: FlaskClient, at_depth: dict[str, str], fusion: str
 ) -> None:
     index = f"{stack.prefix}-a"
     questions = list(load_test_set("clinical/dev").queries())
@@ -97,7 +118,7 @@ def test_a_plain_question_through_a_clinical_pipeline_ranks_as_v1_search(
     for question in questions:
         api = [(r["chunk_id"], float(r["score"])) for r in _api(unfetched, stack, question.text, fusion)]
         direct = [
-            h["_id"] for h in _direct(client, index, PIPELINES[fusion], {"match": {"text": question.text}})
+            h["_id"] for h in _direct(client, index, at_depth[fusion], {"match": {"text": question.text}})
         ]
         if not same_top(api, direct):
             differ.append((question.text, [c for c, _ in api[:TOP]], direct[:TOP]))
@@ -335,7 +356,8 @@ def test_failed_clinical_models_leave_the_plain_hybrid_ranking(stack: ApiStack, 
     )
     degraded_before = _degraded(url)
     route_before = requests_reached(url, "clinical_route", "clinical").get("503", 0)
-    arm(url, 2, endpoints=("clinical_rewrite", "clinical_route"), message="clinical models down")
+    # the rewrite, the window's route and the page's metadata: each of the three calls fails
+    arm(url, 3, endpoints=("clinical_rewrite", "clinical_route"), message="clinical models down")
     try:
         started = time.perf_counter()
         hits = _direct(client, index, "clinical-minmax", {"match": {"text": question}}, size=TOP)
@@ -349,4 +371,22 @@ def test_failed_clinical_models_leave_the_plain_hybrid_ranking(stack: ApiStack, 
     }
     assert spent < 5.0
     assert _degraded(url) == degraded_before + 1
-    assert requests_reached(url, "clinical_route", "clinical").get("503", 0) == route_before + 1
+    assert requests_reached(url, "clinical_route", "clinical").get("503", 0) == route_before + 2
+
+
+def test_a_page_whose_route_step_failed_says_so_in_its_metadata(stack: ApiStack, client: OpenSearch) -> None:
+    """The window's route step fails (once), the page's metadata step answers: the fused order stands,
+    and each hit's metadata (what a RAG library's document shows) says it was not routed and why."""
+    index, url = f"{stack.prefix}-a", stack.settings.models.service_url
+    question = {"match": {"text": "side effects of the treatment"}}
+    before = _degraded(url, endpoint="clinical_route", reason="no_route_step")
+    arm(url, 1, endpoints=("clinical_route",), message="route model down")
+    try:
+        hits = _direct(client, index, "clinical-minmax", question, size=TOP)
+    finally:
+        disarm(url)
+    assert hits and all(h["_source"]["metadata"]["clinical_route"] == NO_ROUTE_STEP for h in hits)
+    assert all(h["_source"]["metadata"]["doc_id"] == h["_source"]["doc_id"] for h in hits)
+    scores = [h["_source"]["previous_score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)  # the fused order
+    assert _degraded(url, endpoint="clinical_route", reason="no_route_step") == before + 1

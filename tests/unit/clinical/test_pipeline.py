@@ -7,8 +7,10 @@ import pytest
 
 from control_plane.clinical.intents import load_intent_config
 from control_plane.clinical.pipeline import (
+    NO_ROUTE_STEP,
     ROUTING_FIELDS,
     PipelineQueryError,
+    page_metadata,
     question_text,
     rewrite,
     route,
@@ -158,40 +160,51 @@ def test_a_highlight_is_refused_rather_than_dropped() -> None:
         )
 
 
-def test_each_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score() -> None:
-    hits = [{**_hit("A:0", "A", 0.8), "source": "ctgov", "section": "ae"}, {"doc_id": "B"}]
-    routed = route(hits[:1], {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
-    assert routed.metadata(hits[:1]) == [
+def test_each_page_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score() -> None:
+    """The page step: a hit's metadata fields, the note the window's step left in its metadata (replaced
+    whole: the routed score the last rerank sorted by is not kept), and its fused score; a hit the
+    window's step never reached says so."""
+    hits = [
         {
-            "doc_id": "A",
-            "chunk_id": "A:0",
+            **_hit("A:0", "A", 0.8),
             "source": "ctgov",
             "section": "ae",
-            "is_table": False,
-            "clinical_route": routed.notes[0],
-            "fused_score": 0.8,
-        }
+            "metadata": {"clinical_route": "intents=adverse_events; lifted x2.80"},
+        },
+        {"doc_id": "B"},
     ]
-    unrouted = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
-    assert unrouted.metadata(hits)[1] == {"doc_id": "B", "clinical_route": unrouted.notes[1]}
+    assert page_metadata(hits) == {
+        "metadata": [
+            {
+                "doc_id": "A",
+                "chunk_id": "A:0",
+                "source": "ctgov",
+                "section": "ae",
+                "is_table": False,
+                "clinical_route": "intents=adverse_events; lifted x2.80",
+                "fused_score": 0.8,
+            },
+            {"doc_id": "B", "clinical_route": NO_ROUTE_STEP},
+        ]
+    }
 
 
 def test_the_route_answer_takes_the_shape_of_the_pipeline_form() -> None:
-    """``metadata``: one object per hit with its routed score inside (the pipeline's last rerank sorts by
-    it, then removes it); ``fields``: the scores and notes as two lists (the Haystack form)."""
+    """``metadata``: one small object per window hit, its note and routed score (the pipeline's last
+    rerank sorts by the score, then removes it); ``fields``: the scores and notes as two lists (the
+    Haystack form); ``page`` is not a route's answer."""
     hits = [{**_hit("A:0", "A", 0.8), "source": "ctgov"}, _hit("B:0", "B", 0.3)]
     routed = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
-    by_metadata = routed.answer(hits, "metadata")
-    assert list(by_metadata) == ["metadata"]
-    assert [m["route_score"] for m in by_metadata["metadata"]] == [round(s, 7) for s in routed.scores]
-    assert [m["clinical_route"] for m in by_metadata["metadata"]] == list(routed.notes)
-    assert (
-        by_metadata["metadata"][0]["source"] == "ctgov" and by_metadata["metadata"][1]["fused_score"] == 0.3
-    )
-    assert routed.answer(hits, "fields") == {
-        "scores": [round(s, 7) for s in routed.scores],
-        "notes": list(routed.notes),
+    scores = [round(s, 7) for s in routed.scores]
+    assert routed.answer("metadata") == {
+        "metadata": [
+            {"clinical_route": note, "route_score": score}
+            for note, score in zip(routed.notes, scores, strict=True)
+        ]
     }
+    assert routed.answer("fields") == {"scores": scores, "notes": list(routed.notes)}
+    with pytest.raises(ValueError, match="page_metadata"):
+        routed.answer("page")
 
 
 def test_a_route_note_is_read_where_either_form_writes_it() -> None:

@@ -164,7 +164,7 @@ def test_each_clinical_pipeline_tells_its_route_step_its_fusion() -> None:
 
     def fusion(name: str) -> str:
         steps = [p["ml_inference"] for p in pipelines[name]["response_processors"] if "ml_inference" in p]
-        assert len(steps) == 1
+        assert len(steps) == (1 if name.endswith("-haystack") else 2)  # the route; the page's metadata
         return str(steps[0]["model_config"]["fusion"])
 
     assert fusion("clinical-minmax") == fusion("clinical-minmax-haystack") == "weighted"
@@ -176,28 +176,33 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
     metadata, with the route note inside) and sort by its routed score; the Haystack form takes the note
     and score beside the hit's fields (a Haystack Document's meta). Each form's mapping names exactly what
     the route model answers in its output (clinical/pipeline.py ``Route.answer``)."""
-    from control_plane.clinical.pipeline import Route
+    from control_plane.clinical.pipeline import Route, page_metadata
     from control_plane.config.settings import load_settings
     from control_plane.resources.catalog import ROUTE_OUTPUTS, load_resources
 
     ids = {role: f"{role}-id" for role in ("dense", "sparse", "clinical_rewrite", "clinical_route", "rerank")}
     pipelines = {r.name: r.body for r in load_resources(load_settings(), ids) if r.kind == "search_pipeline"}
 
-    def route_step(name: str) -> tuple[str, dict[str, str], list[str]]:
+    def route_step(name: str) -> tuple[list[str], dict[str, str], list[str]]:
         steps = pipelines[name]["response_processors"]
-        [inference] = [p["ml_inference"] for p in steps if "ml_inference" in p]
+        inference = [p["ml_inference"] for p in steps if "ml_inference" in p]
         sorts = [p["rerank"]["by_field"]["target_field"] for p in steps if "by_field" in p.get("rerank", {})]
-        return inference["model_config"]["output"], inference["output_map"][0], sorts
+        return [i["model_config"]["output"] for i in inference], inference[0]["output_map"][0], sorts
 
     for name in ("clinical-minmax", "clinical-rrf", "clinical-rrf-rerank"):
         assert route_step(name) == (
-            "metadata",
+            ["metadata", "page"],
             {"metadata": "metadata"},
             ["start", "previous_score", "metadata.route_score"],
         )
+        steps = pipelines[name]["response_processors"]
+        names = [next(iter(p)) for p in steps]
+        assert names[-2:] == ["truncate_hits", "ml_inference"]  # the page's metadata: the page alone
+        page = steps[-1]["ml_inference"]
+        assert page["override"] is True and page["output_map"] == [{"metadata": "metadata"}]
     for name in ("clinical-minmax-haystack", "clinical-rrf-haystack"):
-        output, mapping, sorts = route_step(name)
-        assert (output, sorts[-1]) == ("fields", "route_score")
+        outputs, mapping, sorts = route_step(name)
+        assert (outputs, sorts[-1]) == (["fields"], "route_score")
         assert mapping == {"route_score": "scores", "clinical_route": "notes"}
         [described] = [
             p["ml_inference"]["description"]
@@ -207,9 +212,10 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
         assert "metadata" not in described and "clinical_route" in described
     answer = Route(scores=(0.5,), notes=("n",))
     metadata_map, metadata_sort = ROUTE_OUTPUTS["metadata"]
-    answered = answer.answer([{"doc_id": "A"}], "metadata")
+    answered = answer.answer("metadata")
     assert set(metadata_map.values()) == set(answered)
     assert metadata_sort == "metadata.route_score" and "route_score" in answered["metadata"][0]
+    assert set(metadata_map.values()) == set(page_metadata([{"doc_id": "A"}]))
     fields_map, fields_sort = ROUTE_OUTPUTS["fields"]
-    assert set(fields_map.values()) == set(answer.answer([{"doc_id": "A"}], "fields"))
+    assert set(fields_map.values()) == set(answer.answer("fields"))
     assert fields_sort in fields_map

@@ -29,6 +29,11 @@ def test_each_steps_percentiles_by_hand() -> None:
         (3, "ml_inference", 3, 50.0, 60.0),
     ]
     assert route_step(timings).position == 3
+    # the page's metadata step after the cut is a third call: the routing step is still the second
+    page = step_timings(
+        [_answer(("ml_inference", 3), ("ml_inference", 12), ("truncate_hits", 0), ("ml_inference", 2))]
+    )
+    assert route_step(page).position == 2
 
 
 def test_a_pipeline_that_changed_mid_run_is_refused() -> None:
@@ -79,12 +84,13 @@ def test_the_report_names_the_run_and_each_window() -> None:
     rows = (
         WindowRow(10, "bench-steps-window-10", steps, StepTiming(2, "ml_inference", 3, 19, 25), 4.0),
         WindowRow(50, "clinical-minmax", steps, steps[1], 9.5),
+        WindowRow(100, "bench-steps-window-100", [steps[0]], steps[1], 9.5),
     )
     stamp = RunStamp("python -m benchmarks.pipeline_steps --out x.md", "vm", "2026-11-28 05:00 UTC", 1.0, 1.5)
     text = render_report(
         Findings("clinical-minmax", "3 clinical-natural/dev questions", rows), stamp, "chunks-demo"
     )
     assert "- command: `python -m benchmarks.pipeline_steps --out x.md`" in text
-    assert "## Steps of `clinical-minmax` (routing window 50)" in text
+    assert "## Steps of `clinical-minmax` (routing window 50)" in text  # the installed one, not the widest
     assert "| 10 | `bench-steps-window-10` | 19 | 25 | 4.0 | 15 |" in text
     assert "| 50 | `clinical-minmax` | 55 | 70 | 9.5 | 46 |" in text

@@ -91,7 +91,7 @@ api-down: setup ## stop the control API
 	$(BIN)/biohybrid api stop
 
 run: node-up service-up ## everything: node, models, pipelines, demo corpus, status, example queries
-	$(BIN)/biohybrid --log-format text apply
+	$(BIN)/biohybrid --log-format text apply --mappings
 	$(BIN)/biohybrid --log-format text models register
 	$(BIN)/biohybrid --log-format text verify
 	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX)

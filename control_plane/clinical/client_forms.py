@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from control_plane.errors import ClientError
+from control_plane.query.components import BM25_FIELD_BOOSTS
 
-TEXT_FIELDS: Final = frozenset({"text", "title_path", "facet_json", "table_lines", "identifiers"})
+TEXT_FIELDS: Final = frozenset(BM25_FIELD_BOOSTS)  # the chunk's BM25 fields: a match on any is the question
 SOURCE_FIELD: Final = "source"
 METADATA_PREFIX: Final = "metadata."
 FORM: Final = (

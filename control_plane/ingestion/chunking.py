@@ -52,6 +52,7 @@ from control_plane.ingestion.spans import (
     split_sentences_evenly,
 )
 from control_plane.ingestion.tokens import TokenCounter, minilm_token_counter
+from control_plane.ingestion.topics import record_topics
 
 CHUNKER_NAME: Final = "control_plane.ingestion.chunking"
 CHUNKER_VERSION: Final = "2"
@@ -92,6 +93,9 @@ class Chunk:
     publication_date: str | None
     identifiers: tuple[str, ...] = ()
     """The document's own identifiers (NCT id, PMID, PMCID, DOI, ...), on every chunk of it."""
+    topics: tuple[str, ...] = ()
+    """What the document declares it is about (:func:`~control_plane.ingestion.topics.record_topics`),
+    on every chunk of it."""
     near_empty: bool = False
     """The chunk holds (almost) nothing of its own (:func:`~control_plane.clinical.labels.is_near_empty`):
     it has no ``intent_hint``, and search-side routing should not lift it (tables included)."""
@@ -107,6 +111,10 @@ class Chunk:
         fields["table_lines"] = list(self.table_lines)
         fields["identifiers"] = list(self.identifiers)
         fields["provenance"] = dict(self.provenance)
+        if self.topics:
+            fields["topics"] = list(self.topics)
+        else:  # a source without declared topics keeps the documents (and hashes) it had before them
+            del fields["topics"]
         if self.layout is None:
             del fields["layout"]
         else:
@@ -234,6 +242,7 @@ class _ChunkFactory:
             doc_type=document.doc_type,
             publication_date=document.publication_date.isoformat() if document.publication_date else None,
             identifiers=document.identifiers,
+            topics=record_topics(document),
             near_empty=near_empty,
             layout=span_layout(document.layout, start, end),
         )

@@ -14,8 +14,15 @@ from control_plane.search.sections import section_query
 from control_plane.search.spec import Filters, SearchSpec
 
 AE = (DetectedIntent("adverse_events", 0.9, ("adverse events",)),)
-PLAIN_FIELDS = ["text^1", "title_path^1.4", "facet_json^1.6", "table_lines^1.2", "identifiers^1"]
-BOOSTED_FIELDS = ["text^1", "title_path^1.4", "facet_json^3.2", "table_lines^1.2", "identifiers^1"]
+PLAIN_FIELDS = ["text^1", "title_path^1.4", "facet_json^1.6", "table_lines^1.2", "identifiers^1", "topics^1"]
+BOOSTED_FIELDS = [
+    "text^1",
+    "title_path^1.4",
+    "facet_json^3.2",
+    "table_lines^1.2",
+    "identifiers^1",
+    "topics^1",
+]
 
 
 def _clause(text: str, fields: list[str]) -> dict[str, Any]:

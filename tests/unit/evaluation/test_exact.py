@@ -137,6 +137,7 @@ def _snapshot() -> IndexSnapshot:
             "facet_json": empty,
             "table_lines": empty,
             "identifiers": empty,
+            "topics": empty,
         },
         statistics={
             "text": FieldStatistics(1.2, 0.75, 3, 8, {"alpha": 2, "beta": 1, "gamma": 1}),
@@ -144,12 +145,13 @@ def _snapshot() -> IndexSnapshot:
             "facet_json": no_field,
             "table_lines": no_field,
             "identifiers": no_field,
+            "topics": no_field,
         },
     )
 
 
 def _terms(*terms: str) -> dict[str, tuple[str, ...]]:
-    return dict.fromkeys(("text", "title_path", "facet_json", "table_lines", "identifiers"), terms)
+    return dict.fromkeys(("text", "title_path", "facet_json", "table_lines", "identifiers", "topics"), terms)
 
 
 # text avgdl 8/3. alpha: idf ln(1 + 1.5/2.5) = 0.4700036; beta (text): idf ln(1 + 2.5/1.5) = 0.9808293.

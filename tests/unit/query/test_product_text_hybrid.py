@@ -21,6 +21,7 @@ def test_the_named_query_filters_every_component() -> None:
                             "facet_json^1.6",
                             "table_lines^1.2",
                             "identifiers^1",
+                            "topics^1",
                         ],
                         "type": "best_fields",
                         "_name": "bm25",

@@ -1,7 +1,7 @@
 """What a record declares it is about, from its own metadata: a trial's conditions, their MeSH terms and
 its keywords; an article's MeSH headings and keywords. Every chunk of the record carries them (a BM25
-field), so a chunk that does not name its record's topic is still found by it, and a question about many
-records finds each record by what it is about rather than by a passing mention."""
+field), so a chunk that does not name its record's topic (a trial's criteria, its adverse-event table) is
+still found by it."""
 
 from __future__ import annotations
 

@@ -19,11 +19,11 @@ COMPONENT_ORDER: tuple[str, ...] = ("bm25", "splade", "dense")
 # text, so an acronym that is also a word ("PROMISE") counts no more than the word in running text.
 # `topics` (what the record declares it is about: a trial's conditions and their MeSH terms, an article's
 # MeSH headings and keywords; on every chunk of the record) lets a chunk be found by its record's topic,
-# boost 1.0 like the text: on the three clinical dev sets it raised nDCG@10 on 27 of the 30 path x fusion
-# x boosts cells (+0.0003 to +0.0165, the largest on clinical/dev through clinical-rrf), lowered two by
+# boost 1.0 like the text: on the three clinical dev sets it raised nDCG@10 on 28 of the 30 path x fusion
+# x boosts cells (+0.0001 to +0.0165, the largest on clinical/dev through clinical-rrf), lowered two by
 # at most 0.0018 (model_artifacts/reports/record-topics/).
-# This mapping is the one list of BM25 fields: bm25_clause, the request builder and exact evaluation
-# all read it.
+# This mapping is the one list of BM25 fields: bm25_clause, the request builder, exact evaluation and the
+# clinical pipelines' reading of a client's match (client_forms.TEXT_FIELDS) all read it.
 BM25_FIELD_BOOSTS: Mapping[str, float] = {
     "text": 1.0,
     "title_path": 1.4,

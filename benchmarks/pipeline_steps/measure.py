@@ -53,17 +53,19 @@ def with_window(pipeline: Mapping[str, Any], window: int) -> dict[str, Any]:
         script = processor.get("script")
         if script is not None and _WINDOW_SCRIPT.search(script.get("source", "")):
             script["source"] = re.sub(r"\b\d+\b", str(window), script["source"])
-    body["description"] = f"temporary: pipeline_steps benchmark, routing window {window}"
+    body["description"] = f"temporary copy of a clinical pipeline, routing window {window}"
     return body
 
 
 @contextmanager
-def window_pipelines(client: OpenSearch, pipeline: str, windows: Sequence[int]) -> Iterator[dict[int, str]]:
-    """Pipeline name per routing window: the installed pipeline for its own window, temporary copies (removed
-    after) for the others."""
+def window_pipelines(
+    client: OpenSearch, pipeline: str, windows: Sequence[int], copy_prefix: str = "bench-steps"
+) -> Iterator[dict[int, str]]:
+    """Pipeline name per routing window: the installed pipeline for its own window, temporary copies
+    (``<copy_prefix>-window-<window>``, removed after) for the others."""
     installed = client.search_pipeline.get(id=pipeline)[pipeline]
     own = installed_window(installed)
-    names = {window: pipeline if window == own else f"bench-steps-window-{window}" for window in windows}
+    names = {window: pipeline if window == own else f"{copy_prefix}-window-{window}" for window in windows}
     made = [name for name in names.values() if name != pipeline]
     try:
         for window, name in names.items():

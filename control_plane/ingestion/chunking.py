@@ -197,6 +197,7 @@ class _ChunkFactory:
     strategy: str
     tenant_id: str
     provenance: Mapping[str, str]
+    topics: tuple[str, ...]  # the document's record_topics, read once for all its chunks
 
     def make(
         self,
@@ -242,7 +243,7 @@ class _ChunkFactory:
             doc_type=document.doc_type,
             publication_date=document.publication_date.isoformat() if document.publication_date else None,
             identifiers=document.identifiers,
-            topics=record_topics(document),
+            topics=self.topics,
             near_empty=near_empty,
             layout=span_layout(document.layout, start, end),
         )
@@ -267,7 +268,13 @@ def chunk(
     if not 0 <= overlap_pct < 100:
         raise ValueError(f"overlap_pct must be in [0, 100), got {overlap_pct}")
     params = ChunkingParams(token_budget, overlap_pct, counter or minilm_token_counter())
-    factory = _ChunkFactory(document, strategy, tenant_id, provenance(strategy, token_budget, overlap_pct))
+    factory = _ChunkFactory(
+        document,
+        strategy,
+        tenant_id,
+        provenance(strategy, token_budget, overlap_pct),
+        record_topics(document),
+    )
     text = document.text
     chunks: list[Chunk] = []
     for section in document.sections:

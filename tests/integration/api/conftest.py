@@ -61,7 +61,7 @@ def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactor
         }
         evaluation = load_evaluation_settings(environ={})  # packaged: no schedule during tests
         yield ApiStack(
-            settings, create_app(settings, client, evaluation=evaluation), port, state, prefix, docs, ids
+            settings, create_app(settings, client, evaluation=evaluation), port, state, prefix, docs
         )
     finally:
         client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)

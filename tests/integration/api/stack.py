@@ -33,7 +33,6 @@ class ApiStack:
     service_state: Path
     prefix: str
     tenant_docs: dict[str, set[str]]
-    model_ids: dict[str, str]  # role -> ml-commons model id, as the session's pipelines use them
 
     def client(self) -> FlaskClient:
         return self.app.test_client()

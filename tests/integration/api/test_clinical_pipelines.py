@@ -21,11 +21,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks.client_forms.forms import CLIENT_VECTOR, NARROW_SOURCE, PLAIN
 from benchmarks.client_forms.forms import FORMS as CLIENT_FORMS
+from benchmarks.pipeline_steps.measure import window_pipelines
 from control_plane.api.app import create_app
 from control_plane.clinical.pipeline import NO_ROUTE_STEP, route_note
 from control_plane.evaluation.settings import load_evaluation_settings
 from control_plane.query.components import product_text_hybrid
-from control_plane.resources.catalog import load_resources
 from control_plane.testsets.catalog import load_test_set
 
 pytestmark = pytest.mark.integration
@@ -57,22 +57,14 @@ def unfetched(stack: ApiStack, client: OpenSearch) -> FlaskClient:
 @pytest.fixture(scope="module")
 def at_depth(stack: ApiStack, client: OpenSearch) -> Iterator[dict[str, str]]:
     """The clinical pipelines with their window at the routing depth (fusion -> pipeline name): what
-    /v1/search without the section fetch ranks like. The installed ones route a wider window, whose hits
-    below the depth stand for the fetch."""
-    routing = stack.settings.search.section_routing
-    narrow = routing.model_copy(update={"pipeline_window": routing.depth})
-    settings = stack.settings.model_copy(
-        update={"search": stack.settings.search.model_copy(update={"section_routing": narrow})}
-    )
-    bodies = {r.name: r.body for r in load_resources(settings, stack.model_ids)}
-    names = {fusion: f"{stack.prefix}-{pipeline}-at-depth" for fusion, pipeline in PIPELINES.items()}
-    for fusion, name in names.items():
-        client.search_pipeline.put(id=name, body=bodies[PIPELINES[fusion]])
-    try:
-        yield names
-    finally:
-        for name in names.values():
-            client.search_pipeline.delete(id=name, ignore=[404])
+    /v1/search without the section fetch ranks like. A wider installed window is copied at the depth (its
+    hits below the depth stand for the fetch)."""
+    depth = stack.settings.search.section_routing.depth
+    with (
+        window_pipelines(client, PIPELINES["weighted"], [depth], f"{stack.prefix}-minmax") as minmax,
+        window_pipelines(client, PIPELINES["rrf"], [depth], f"{stack.prefix}-rrf") as rrf,
+    ):
+        yield {"weighted": minmax[depth], "rrf": rrf[depth]}
 
 
 def _api(

@@ -8,6 +8,7 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from chunk_samples import sample_chunk
 
 from control_plane.datasets.locate import project_testsets_root
 from control_plane.evaluation.clinical_set.build import (
@@ -104,26 +105,14 @@ def test_building_the_queries_is_deterministic() -> None:
 
 
 def _chunk(text: str, section: str, label: str = "", chunk_id: str = "d:0") -> Chunk:
-    return Chunk(
+    return sample_chunk(
         chunk_id=chunk_id,
-        doc_id="d",
         text=text,
-        start=0,
         end=len(text),
-        token_count=1,
-        title_path="T",
         section=section,
         section_label=label,
-        intent_hint=None,
-        is_table=False,
-        facet_json=None,
-        table_lines=(),
-        table_html=None,
-        provenance={},
         tenant_id="t",
-        source="ctgov",
         doc_type="trial",
-        publication_date=None,
     )
 
 

@@ -3,9 +3,9 @@ chunk; a source without any keeps the chunk documents (and content hashes) it ha
 
 from __future__ import annotations
 
-from dataclasses import replace
+from chunk_samples import sample_chunk
 
-from control_plane.ingestion.chunking import Chunk, content_hash
+from control_plane.ingestion.chunking import content_hash
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.topics import record_topics
 
@@ -45,34 +45,9 @@ def test_an_articles_topics_are_its_mesh_headings_and_keywords() -> None:
     assert record_topics(_document({"conditions": "not a list", "pmid": "1"})) == ()
 
 
-def _chunk(**changes: object) -> Chunk:
-    chunk = Chunk(
-        chunk_id="d:chunk:0",
-        doc_id="d",
-        text="t",
-        start=0,
-        end=1,
-        token_count=1,
-        title_path="T",
-        section="summary",
-        section_label="Summary",
-        intent_hint=None,
-        is_table=False,
-        facet_json=None,
-        table_lines=(),
-        table_html=None,
-        provenance={},
-        tenant_id="default",
-        source="ctgov",
-        doc_type="clinical_trial",
-        publication_date=None,
-    )
-    return replace(chunk, **changes)  # type: ignore[arg-type]
-
-
 def test_a_chunk_carries_its_records_topics_and_one_without_keeps_its_document() -> None:
-    with_topics = _chunk(topics=("Breast Neoplasms",)).to_dict()
+    with_topics = sample_chunk(topics=("Breast Neoplasms",)).to_dict()
     assert with_topics["topics"] == ["Breast Neoplasms"]
-    without = _chunk().to_dict()
+    without = sample_chunk().to_dict()
     assert "topics" not in without
     assert content_hash(without) != content_hash(with_topics)

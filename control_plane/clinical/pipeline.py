@@ -9,7 +9,8 @@ plus the source restriction the question's intents ask for (the same ``plan_clin
 runs). The client's filters are only ever added to, so a pipeline never widens what a request may see.
 
 Response side, ``route``: the fused window's hits (the routing fields of each ``_source``: chunk_id,
-doc_id, intent_hint, is_table, near_empty, and the fused score that a
+doc_id, intent_hint, is_table, near_empty, identifiers, the title_path and topics a question about many
+records judges them by, and the fused score that a
 ``rerank by_field ... keep_previous_score`` step wrote as ``previous_score``, since ml_inference cannot
 read ``_score``) and the request's query give each hit its routed score (control_plane/clinical/routing.py,
 the same formula /v1/search applies), and a short note of the route applied to it. The rewrite adds
@@ -60,6 +61,8 @@ ROUTING_FIELDS: Final = (
     "is_table",
     "near_empty",
     "identifiers",
+    "title_path",
+    "topics",
 )
 # What each hit's ``metadata`` object holds (the fields a RAG library's document shows as its metadata:
 # LlamaIndex needs the object, LangChain reads it), where the hit has them, with the routing note and
@@ -335,7 +338,8 @@ def route(
         return _not_here(candidates, plan, absent)
     ranked = sorted(candidates, key=lambda c: -c.score)  # stable: ties keep the order given
     considered, below = ranked[: params.depth], ranked[params.depth :]
-    topical = topical_documents(considered, params, plan.boosts) if plan.boosts else {}
+    declarations = plan.declarations(hits)
+    topical = topical_documents(considered, params, plan.boosts, declarations) if plan.boosts else {}
     scores = routed_scores(considered, plan.boosts, params, fetched=below, topical=topical)
     best = max((c.score for c in considered), default=0.0)
     for c in below:

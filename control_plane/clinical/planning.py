@@ -5,11 +5,10 @@ question gets the same plan on either path."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Final
 
 from control_plane.clinical.facet_boost import bm25_field_boosts
 from control_plane.clinical.intents import (
@@ -24,21 +23,12 @@ from control_plane.clinical.intents import (
     names_many_records,
     plan_boosts,
 )
+from control_plane.clinical.record_subject import Declarations, record_subjects, specific_words
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
 from control_plane.config.settings import Settings
 from control_plane.fusion.methods import FusionMethod
 from control_plane.locations import CONFIG_DIR
 from control_plane.query.components import BM25_FIELD_BOOSTS
-from control_plane.words.atoms import ENGLISH_STOP_WORDS, atoms
-
-GENERIC_WORDS: Final = frozenset(
-    """study studies trial trials treatment treatments therapy therapies drug drugs medication
-    medications medicine medicines patient patients participant participants people person subject
-    subjects intervention interventions arm arms experimental group groups record records paper
-    article research clinical""".split()  # noqa: SIM905 - a word list reads better as text
-)
-"""Words that name no topic of their own: "side effects of the treatment" asks about every record."""
-_VAGUE: Final = GENERIC_WORDS | ENGLISH_STOP_WORDS
 
 
 @dataclass(frozen=True)
@@ -64,6 +54,17 @@ class ClinicalPlan:
     def semantic_text(self, query: str) -> str:
         """The text the dense and sparse components search with."""
         return self.topic or query
+
+    def declarations(self, sources: Iterable[Mapping[str, object]]) -> Declarations | None:
+        """For a question about many records that names a topic, the topic's words (the record kinds it
+        names in the plural left out: "cohorts" is not a topic) and the subjects of the records in
+        ``sources`` (hits' ``_source``), by which routing judges which records are on the topic
+        (record_subject.py); None otherwise (the hits are then not read)."""
+        many = self.many_records
+        if many is None or self.topic is None:
+            return None
+        words = specific_words(self.topic) - specific_words(" ".join(many.plurals))
+        return Declarations(words, record_subjects(sources)) if words else None
 
     def routing(
         self, params: SectionRoutingSettings, fusion: FusionMethod | None = None
@@ -143,5 +144,4 @@ def topic_text(query: str, intents: Sequence[DetectedIntent]) -> str | None:
         position = max(position, end)
     kept.append(query[position:])
     topic = " ".join(" ".join(kept).split())
-    specific = [atom for atom in atoms(topic) if topic[atom.start : atom.end].lower() not in _VAGUE]
-    return topic if specific else None
+    return topic if specific_words(topic) else None

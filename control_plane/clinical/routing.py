@@ -10,8 +10,9 @@ records comes first:
 
 for chunks of the ``max_documents`` most topical documents whose topicality is at least
 ``min_topicality`` (judged on the first ``depth`` fused chunks; with ``topicality_outside_asked``, on
-each document's chunks that no boost matches: for a question about many records, planning.py); every
-other chunk keeps
+each document's chunks that no boost matches: for a question about many records, planning.py, where
+the records whose title and declared topics name the question's topic are fully topical:
+record_subject.py); every other chunk keeps
 ``score(c) / best``. ``factor(c)`` is the largest boost factor whose filter the chunk matches (1.0:
 none, and always for a near-empty stub), the same factors intents.yaml defines (boost x confidence,
 table routing). So a route lifts a section within a record by as much as that record is what the query
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from control_plane.clinical.intents import INTENT_FIELD, TABLE_FIELD, Boost
+from control_plane.clinical.record_subject import Declarations
 from control_plane.config.search_settings import SectionRoutingSettings
 
 _TOLERANCE: Final = 1e-12
@@ -78,17 +80,28 @@ def topicality(
 
 
 def topical_documents(
-    candidates: Sequence[Candidate], params: SectionRoutingSettings, boosts: Sequence[Boost] = ()
+    candidates: Sequence[Candidate],
+    params: SectionRoutingSettings,
+    boosts: Sequence[Boost] = (),
+    declarations: Declarations | None = None,
 ) -> dict[str, float]:
     """The documents routing may lift sections in, with their topicality, most topical first. With
     ``params.topicality_outside_asked``, a document is judged by its chunks the ``boosts`` do not lift:
-    by what it is about, not by the asked section naming the topic."""
+    by what it is about, not by the asked section naming the topic. With ``declarations`` (a question
+    about many records), the records declaring the question's topic (record_subject.py) come first at
+    topicality 1, however the fused ranking placed them; the others are judged as above."""
     judged = (
         [c for c in candidates if route_factor(c, boosts) <= 1.0] if params.topicality_outside_asked else None
     )
     ranked = sorted(topicality(candidates, judged).items(), key=lambda item: -item[1])
     kept = [(doc, t) for doc, t in ranked if t >= params.min_topicality - _TOLERANCE]
-    return dict(kept[: params.max_documents])
+    declaring = declarations.declaring() if declarations is not None else frozenset()
+    if not declaring:
+        return dict(kept[: params.max_documents])
+    found = topicality(candidates)  # the record's best chunk, whatever its section: their order
+    on_topic = [(doc, 1.0) for doc in sorted(declaring & found.keys(), key=lambda doc: (-found[doc], doc))]
+    others = [(doc, t) for doc, t in kept if doc not in declaring]
+    return dict([*on_topic, *others][: params.max_documents])
 
 
 def routed_scores(

@@ -24,7 +24,7 @@ class SectionRoutingSettings(StrictSettings):
         "many records sets it: a trial whose exclusion criteria name the topic is not about it)",
     )
     pipeline_window: int = Field(
-        50,
+        100,
         ge=1,
         le=1000,
         description="fused chunks the clinical search pipelines route over (at least depth: a pipeline "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from control_plane.clinical.intents import Boost
+from control_plane.clinical.record_subject import Declarations
 from control_plane.clinical.routing import Candidate, routed_order, routed_scores, topical_documents
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.search.results import ChunkResult
@@ -17,11 +18,15 @@ def candidate(chunk: ChunkResult) -> Candidate:
 
 
 def topical_records(
-    chunks: Sequence[ChunkResult], params: SectionRoutingSettings, boosts: Sequence[Boost] = ()
+    chunks: Sequence[ChunkResult],
+    params: SectionRoutingSettings,
+    boosts: Sequence[Boost] = (),
+    declarations: Declarations | None = None,
 ) -> dict[str, float]:
-    """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks),
-    most topical first, with their topicality: whose routed sections are fetched, and then routed."""
-    return topical_documents([candidate(c) for c in chunks[: params.depth]], params, boosts)
+    """The records routing may lift sections in (judged on the first ``params.depth`` fused chunks and,
+    for a question about many records, on what each declares: ``declarations``), most topical first,
+    with their topicality: whose routed sections are fetched, and then routed."""
+    return topical_documents([candidate(c) for c in chunks[: params.depth]], params, boosts, declarations)
 
 
 def route_chunks(

@@ -337,7 +337,8 @@ class SearchService:
         absent = absent_records(spec.query, (hit.get("_source", {}).get("identifiers") for hit in hits))
         if plan.intents.boosts and not absent:
             _stop_if_gone(caller_gone, "before the section fetch")
-            chunks, route_errors, route_ms = self._route(plan, chunks)
+            sources = [hit.get("_source", {}) for hit in hits]
+            chunks, route_errors, route_ms = self._route(plan, chunks, sources)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
@@ -419,21 +420,23 @@ class SearchService:
         return Execution(answer, False, reason, failed_ms + spent)
 
     def _route(
-        self, plan: SearchPlan, chunks: list[ChunkResult]
+        self, plan: SearchPlan, chunks: list[ChunkResult], sources: Sequence[Mapping[str, Any]]
     ) -> tuple[list[ChunkResult], list[str], float]:
         """Clinical routing after fusion (control_plane/clinical/routing.py): the routed sections of the
-        records the query is about move up; sections the fused list missed are fetched. A failed fetch
-        degrades to routing within the fused list (``section_fetch_failed``). Returns the routed chunks,
-        the errors and the milliseconds spent fetching."""
+        records the query is about move up; sections the fused list missed are fetched. ``sources``: the
+        hits' ``_source``, whose titles and topics say what each record declares it is about (a question
+        about many records judges them by it). A failed fetch degrades to routing within the fused list
+        (``section_fetch_failed``). Returns the routed chunks, the errors and the milliseconds spent
+        fetching."""
         params = plan.intents.clinical.routing(
             self.settings.search.section_routing, plan.intents.spec.fusion_method
         )
         fetched: list[ChunkResult] = []
         errors: list[str] = []
-        topical = None
+        declarations = plan.intents.clinical.declarations(sources)
+        topical = topical_records(chunks, params, plan.intents.boosts, declarations)
         started = time.perf_counter()
         if params.fetch_sections:
-            topical = topical_records(chunks, params, plan.intents.boosts)
             try:
                 fetched = fetch_sections(
                     self.client,

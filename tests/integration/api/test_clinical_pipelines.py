@@ -152,7 +152,7 @@ def test_client_filters_reach_every_sub_query_and_are_never_widened(
     }
 
 
-# The demo corpus's trials with breast cancer among their conditions.
+# The demo corpus's trials with breast cancer in their title or conditions.
 BREAST_CANCER_TRIALS = {"NCT02465060", "NCT03133988", "NCT03424005"}
 
 
@@ -160,15 +160,15 @@ BREAST_CANCER_TRIALS = {"NCT02465060", "NCT03133988", "NCT03424005"}
 def test_a_question_about_many_trials_leads_with_their_criteria(
     stack: ApiStack, client: OpenSearch, pipeline: str
 ) -> None:
-    """make run's first showcase query asks about every breast cancer trial: their criteria lead, and no
-    other trial's criteria are lifted in their name (a sleep apnoea trial whose exclusions name breast
-    cancer is not about it)."""
+    """make run's first showcase query asks about every breast cancer trial: the criteria the window holds
+    of the trials whose title and conditions name breast cancer come first, before any other record's
+    criteria (a diabetes cohort that counts breast cancers is not about them)."""
     question = {"match": {"text": "eligibility for breast cancer trials"}}
-    hits = _direct(client, f"{stack.prefix}-a", pipeline, question, size=5)
-    first = hits[0]["_source"]
-    assert first["intent_hint"] == "eligibility" and first["doc_id"] in BREAST_CANCER_TRIALS, first
-    lifted = [h["_source"]["doc_id"] for h in hits if "lifted x" in str(route_note(h["_source"]))]
-    assert lifted and set(lifted) <= BREAST_CANCER_TRIALS, [route_note(h["_source"]) for h in hits]
+    hits = [h["_source"] for h in _direct(client, f"{stack.prefix}-a", pipeline, question, size=10)]
+    assert hits[0]["intent_hint"] == "eligibility" and hits[0]["doc_id"] in BREAST_CANCER_TRIALS, hits[0]
+    lifted = [h["doc_id"] for h in hits if "lifted x" in str(route_note(h))]
+    on_topic = [doc in BREAST_CANCER_TRIALS for doc in lifted]
+    assert sum(on_topic) >= 3 and on_topic == sorted(on_topic, reverse=True), lifted
 
 
 # Each form a client or library sends (the one list: the client-forms benchmark reports the same).
@@ -236,11 +236,12 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
     for hit in hits["hits"]["hits"]:
         fields = set(hit["_source"])
         assert set(NARROW_SOURCE) <= fields and "embedding" not in fields and "facet_json" not in fields
-        assert fields - set(NARROW_SOURCE) == {
+        assert fields - set(NARROW_SOURCE) - {"topics"} == {  # topics: where the record declares some
             "start",
             "intent_hint",
             "near_empty",
             "identifiers",
+            "title_path",
             "previous_score",
             "metadata",
         }

@@ -87,6 +87,8 @@ def test_the_question_is_found_where_opensearch_moved_the_bm25_clause() -> None:
                     "is_table",
                     "near_empty",
                     "identifiers",
+                    "title_path",
+                    "topics",
                 ],
                 "excludes": [],
             },
@@ -132,6 +134,30 @@ def test_routed_scores_by_hand() -> None:
     assert routed.scores[0] == pytest.approx(0.5)  # B is not topical (0.5 < 0.8): not lifted
     assert routed.scores[2] == pytest.approx(0.25 + 4.0 * (factor - 1.0))
     assert "lifted x" in routed.notes[2] and "not lifted" in routed.notes[0]
+
+
+def test_a_question_about_many_records_lifts_the_criteria_of_the_records_declaring_its_topic() -> None:
+    """make run's showcase, by hand: the diabetes cohort's description is the best fused chunk and the
+    triple-negative breast cancer trial's only chunk in the window is its criteria, far below. The
+    trial's title and conditions name breast cancer, so it is fully topical and its criteria are lifted;
+    the cohort, which declares diabetes, is judged by the fused ranking as before (topical: lifted too)."""
+    hits = [
+        {**_hit("cohort:0", "cohort", 0.9), "title_path": "Pioglitazone and Cancer Incidence in Diabetes"},
+        {**_hit("cohort:1", "cohort", 0.5, "eligibility"), "topics": ["Diabetes Mellitus, Type 2, Cancer"]},
+        {
+            **_hit("tnbc:3", "tnbc", 0.2, "eligibility"),
+            "title_path": "Morpheus-TNBC \u203a Eligibility",
+            "topics": ["Triple Negative Breast Cancer", "Breast Neoplasms"],
+        },
+    ]
+    question = {"match": {"text": "eligibility for breast cancer trials"}}
+    routed = route(hits, question, CONFIG, FACETS, PARAMS, "rrf")
+    # eligibility: boost 3.0 x confidence 0.6 (one cue word) = 1.8; lift = weight 4 x 0.8 x topicality 1
+    assert routed.scores[2] == pytest.approx(0.2 / 0.9 + 4.0 * 0.8)
+    assert "lifted x1.80" in routed.notes[2] and "lifted x1.80" in routed.notes[1]
+    without = [{k: v for k, v in hit.items() if k not in ("title_path", "topics")} for hit in hits]
+    unlifted = route(without, question, CONFIG, FACETS, PARAMS, "rrf")
+    assert "not lifted" in unlifted.notes[2]  # by the fused ranking alone, 0.2 / 0.9: not topical
 
 
 def test_a_question_without_intent_keeps_the_fused_scores() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from control_plane.clinical.intents import Boost
+from control_plane.clinical.record_subject import Declarations
 from control_plane.clinical.routing import (
     Candidate,
     route_factor,
@@ -62,6 +63,41 @@ def test_outside_the_asked_section_a_record_is_judged_by_what_it_is_about() -> N
     scores = routed_scores(FUSED, [ELIGIBILITY], outside)
     assert scores["C:0"] == pytest.approx(0.2 / 0.8)  # not lifted
     assert scores["A:1"] == pytest.approx(0.4 / 0.8 + 0.5 * (2.7 - 1.0) * 1.0)
+
+
+def test_a_question_about_many_records_lifts_the_records_declaring_its_topic() -> None:
+    """ "eligibility for breast cancer trials": B and D declare breast cancer (D's only chunk in the
+    window is its criteria, so the fused ranking alone would not find it) come first at topicality 1;
+    the others are judged as before: A (the best chunk) 1.0, E 0.625, C not topical (only its criteria
+    in the window)."""
+    many = PARAMS.model_copy(
+        update={"topicality_outside_asked": True, "min_topicality": 0.2, "max_documents": 8}
+    )
+    fused = [
+        *FUSED,
+        Candidate("D:0", "D", 0.3, "eligibility", False),
+        Candidate("E:0", "E", 0.5, None, False),
+    ]
+    subjects = {
+        "A": frozenset({"diabet", "cancer", "cohort"}),
+        "B": frozenset({"breast", "cancer", "neoplasm"}),
+        "D": frozenset({"tripl", "negativ", "breast", "cancer"}),
+    }
+    declarations = Declarations(frozenset({"breast", "cancer"}), subjects)
+    topical = topical_documents(fused, many, [ELIGIBILITY], declarations)
+    assert list(topical) == ["B", "D", "A", "E"]  # declaring records first, by their best chunk (0.6, 0.3)
+    assert topical == pytest.approx({"B": 1.0, "D": 1.0, "A": 1.0, "E": 0.625})
+    # routed: lift = weight 0.5 x (2.7 - 1) x topicality
+    scores = routed_scores(fused, [ELIGIBILITY], many, topical=topical)
+    assert scores["D:0"] == pytest.approx(0.3 / 0.8 + 0.85)
+    assert scores["B:1"] == pytest.approx(0.1 / 0.8 + 0.85)
+    assert scores["A:1"] == pytest.approx(0.4 / 0.8 + 0.85)
+    assert scores["C:0"] == pytest.approx(0.25)
+    # nobody declares the topic: the fused judgement alone, as without declarations
+    nobody = Declarations(frozenset({"melanoma"}), subjects)
+    assert topical_documents(fused, many, [ELIGIBILITY], nobody) == topical_documents(
+        fused, many, [ELIGIBILITY]
+    )
 
 
 def test_route_factor_is_the_largest_matching_boost() -> None:

@@ -171,6 +171,15 @@ def test_a_question_about_many_trials_leads_with_their_criteria(
     assert sum(on_topic) >= 3 and on_topic == sorted(on_topic, reverse=True), lifted
 
 
+def test_make_runs_side_effects_question_through_clinical_rrf_leads_with_adverse_events(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    """make run's second showcase query: ``clinical-rrf`` lifts the adverse-event sections first."""
+    question = {"match": {"text": "side effects of the treatment"}}
+    hits = [h["_source"] for h in _direct(client, f"{stack.prefix}-a", "clinical-rrf", question, size=5)]
+    assert hits[0]["intent_hint"] == "ae" and "lifted x" in str(route_note(hits[0])), hits[0]
+
+
 # Each form a client or library sends (the one list: the client-forms benchmark reports the same).
 FORMS = {name: form for name, form in CLIENT_FORMS.items() if name != PLAIN}
 

@@ -138,6 +138,15 @@ def test_adverse_event_query_routes_the_trials_ae_tables_into_the_top_3(stack: A
     assert ae_tables(boosted) >= 2 and ae_tables(boosted) > ae_tables(plain)
 
 
+def test_make_runs_side_effects_question_answers_adverse_events_first(stack: ApiStack) -> None:
+    # make run's showcase on the demo index alone (its own index here): the adverse-event sections of the
+    # most topical trial lead under both fusions.
+    for fusion in ("rrf", "weighted"):
+        answer = search(stack, {"query": "side effects of the treatment", "size": 5, "fusion_method": fusion})
+        assert answer["results"][0]["intent_hint"] == "ae", fusion
+        assert sum(r["intent_hint"] == "ae" for r in answer["results"][:3]) >= 2, fusion
+
+
 def test_a_generic_question_lifts_no_section_of_an_off_topic_record(stack: ApiStack) -> None:
     query = "side effects of the treatment"
     plain = search(stack, {"query": query, "size": 50, "boosts": False, "highlight": False})

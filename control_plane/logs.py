@@ -25,6 +25,29 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+class TextFormatter(logging.Formatter):
+    """``LEVEL message key=value ...``: a line a person reads, with the fields the JSON form carries (a
+    skipped duplicate says which form was kept and why in either form); a value with spaces, quotes or
+    ``=`` is quoted as JSON."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS}
+        line = " ".join(
+            [record.levelname, record.getMessage(), *(f"{k}={text_value(v)}" for k, v in fields.items())]
+        )
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def text_value(value: Any) -> str:
+    """A field's value as a text log line shows it: a string bare when it reads as one token, else
+    JSON-quoted; anything else as compact JSON."""
+    if not isinstance(value, str):
+        return json.dumps(value, default=str, separators=(",", ":"))
+    return value if value and not any(ch.isspace() or ch in "\"'=" for ch in value) else json.dumps(value)
+
+
 # Client libraries that log each failed attempt with its traceback (opensearch-py per connection error).
 _CLIENT_LOGGERS = ("opensearch", "urllib3")
 
@@ -55,7 +78,7 @@ def configure_logging(
     level: str = "INFO", fmt: str = "json", *, debug: bool = False, quiet_clients: bool = False
 ) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter("%(levelname)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     if not debug:
         handler.addFilter(ClientTracebackFilter())
     if quiet_clients:

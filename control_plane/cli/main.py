@@ -119,13 +119,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_CONFIG
     except TransportError as exc:
-        print(f"error: OpenSearch refused the request: {exc}", file=sys.stderr)
+        print(f"error: {refusal_line(exc, settings)}", file=sys.stderr)
         return EXIT_CLUSTER
     except BiohybridError as exc:  # any other expected failure: its message names the cause and the fix
         if args.debug:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return expected_failure_exit(exc)
+
+
+# What ml-commons answers when a remote model's connector gets no answer from its endpoint.
+_REMOTE_MODEL_UNREACHABLE = "Error communicating with remote model"
+
+
+def refusal_line(exc: TransportError, settings: Settings) -> str:
+    """The error line for a request OpenSearch refused: when the refusal is ml-commons failing to reach
+    a model (the inference service is down), that service and how to start it; else OpenSearch's own
+    reason."""
+    if _REMOTE_MODEL_UNREACHABLE in str(exc):
+        info = exc.info if isinstance(exc.info, dict) else {}
+        error = info.get("error")
+        reason = error.get("reason") if isinstance(error, dict) else None
+        return (
+            f"OpenSearch could not reach the models it calls (the inference service at "
+            f"{settings.models.service_url}): start it with `make service-up` (or `biohybrid service "
+            f"start`); OpenSearch said: {reason or exc.error}"
+        )
+    return f"OpenSearch refused the request: {exc}"
 
 
 def expected_failure_exit(error: BiohybridError) -> int:

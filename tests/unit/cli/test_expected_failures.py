@@ -1,13 +1,16 @@
 """An expected failure of the CLI is one line naming the cause and the fix, and a non-zero exit; the
-traceback only with --debug (issue 49 item 2). Caused for real: a datasets folder that is not there."""
+traceback only with --debug (issue 49 item 2). Caused for real: a datasets folder that is not there;
+the line for a model OpenSearch cannot reach is read from the answer OpenSearch gave when it happened."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from opensearchpy.exceptions import TransportError
 
-from control_plane.cli.main import main
+from control_plane.cli.main import main, refusal_line
+from control_plane.config.settings import load_settings
 from control_plane.datasets import locate
 from control_plane.datasets.locate import DATASETS_DIR_ENV_VAR, DatasetsNotFoundError
 
@@ -40,3 +43,32 @@ def test_debug_shows_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv(DATASETS_DIR_ENV_VAR, str(tmp_path / "nowhere"))
     with pytest.raises(DatasetsNotFoundError):
         main(["--debug", "ingest", "nfcorpus", "--index", "chunks-probe", "--no-progress"])
+
+
+# What OpenSearch 3.6.0 answered `biohybrid query ... --pipeline clinical-minmax` with the inference
+# service stopped (the make run stack, 2026-11-28): ml-commons could not reach the route model.
+_REMOTE_MODEL_DOWN = {
+    "error": {
+        "root_cause": [
+            {
+                "type": "status_exception",
+                "reason": "Error communicating with remote model: Connection refused: /127.0.0.1:8501",
+            }
+        ],
+        "type": "status_exception",
+        "reason": "Error communicating with remote model: Connection refused: /127.0.0.1:8501",
+    },
+    "status": 500,
+}
+
+
+def test_a_model_opensearch_cannot_reach_names_the_inference_service_and_how_to_start_it() -> None:
+    settings = load_settings()
+    refused = TransportError(500, "status_exception", _REMOTE_MODEL_DOWN)
+    assert refusal_line(refused, settings) == (
+        f"OpenSearch could not reach the models it calls (the inference service at "
+        f"{settings.models.service_url}): start it with `make service-up` (or `biohybrid service start`); "
+        "OpenSearch said: Error communicating with remote model: Connection refused: /127.0.0.1:8501"
+    )
+    other = TransportError(400, "parsing_exception", {"error": {"reason": "unknown query [matchh]"}})
+    assert refusal_line(other, settings).startswith("OpenSearch refused the request: ")

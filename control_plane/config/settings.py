@@ -83,14 +83,27 @@ def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | N
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid configuration: {describe_errors(exc)}") from None
+        where = (
+            f" in {chosen} or the {ENV_PREFIX}* variables" if chosen else f" in the {ENV_PREFIX}* variables"
+        )
+        raise ConfigError(
+            f"invalid configuration{where}: {describe_errors(exc)} (every setting, with its default: "
+            f"{DEFAULTS_FILE})"
+        ) from None
 
 
 def describe_errors(exc: ValidationError) -> str:
-    """A validation error as ``dotted.key: problem; ...`` (what every settings file's errors say)."""
+    """A validation error as ``dotted.key: problem; ...`` (what every settings file's errors say); a key
+    the model does not know is named as such, with the fix."""
     return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+        f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {_problem(err)}" for err in exc.errors()
     )
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    if error.get("type") == "extra_forbidden":
+        return "not a known key (remove it or check its spelling)"
+    return str(error["msg"])
 
 
 def read_yaml_mapping(path: Path, what: str = "configuration file") -> dict[str, Any]:

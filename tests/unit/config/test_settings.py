@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from control_plane.config.opensearch_settings import OpenSearchSettings
-from control_plane.config.settings import LOCAL_FILE, ConfigError, load_settings
+from control_plane.config.settings import DEFAULTS_FILE, LOCAL_FILE, ConfigError, load_settings
 
 
 def test_packaged_defaults_are_the_production_form() -> None:
@@ -76,3 +76,18 @@ def test_a_client_is_given_every_listed_node_else_the_single_url() -> None:
     )
     assert len(cluster_file.opensearch.hosts) == 3
     assert (cluster_file.index.shards, cluster_file.index.replicas) == (3, 1)
+
+
+def test_an_unknown_key_is_named_with_where_it_came_from_and_the_fix(tmp_path: Path) -> None:
+    config = tmp_path / "mine.yaml"
+    config.write_text("search:\n  no_such_key: 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_settings(config, environ={})
+    assert str(raised.value) == (
+        f"invalid configuration in {config} or the BIOHYBRID__* variables: search.no_such_key: not a known "
+        f"key (remove it or check its spelling) (every setting, with its default: {DEFAULTS_FILE})"
+    )
+    with pytest.raises(
+        ConfigError, match=r"^invalid configuration in the BIOHYBRID__\* variables: search\.sizee"
+    ):
+        load_settings(environ={"BIOHYBRID__SEARCH__SIZEE": "3"})

@@ -11,6 +11,12 @@ from typing import Any
 _STANDARD_ATTRS = frozenset(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
 
 
+def record_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The structured fields a log call passed (``extra``), and those a filter added: what both forms
+    print besides the message."""
+    return {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS}
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
@@ -19,7 +25,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "event": record.getMessage(),
         }
-        entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS})
+        entry.update(record_fields(record))
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
@@ -31,10 +37,8 @@ class TextFormatter(logging.Formatter):
     ``=`` is quoted as JSON."""
 
     def format(self, record: logging.LogRecord) -> str:
-        fields = {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS}
-        line = " ".join(
-            [record.levelname, record.getMessage(), *(f"{k}={text_value(v)}" for k, v in fields.items())]
-        )
+        fields = (f"{k}={text_value(v)}" for k, v in record_fields(record).items())
+        line = " ".join([record.levelname, record.getMessage(), *fields])
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
         return line

@@ -334,10 +334,10 @@ class SearchService:
             chunks = rrf_ties_by_bm25(chunks)
         route_errors: list[str] = []
         route_ms = 0.0
-        absent = absent_records(spec.query, (hit.get("_source", {}).get("identifiers") for hit in hits))
+        sources = [hit.get("_source", {}) for hit in hits]
+        absent = absent_records(spec.query, (source.get("identifiers") for source in sources))
         if plan.intents.boosts and not absent:
             _stop_if_gone(caller_gone, "before the section fetch")
-            sources = [hit.get("_source", {}) for hit in hits]
             chunks, route_errors, route_ms = self._route(plan, chunks, sources)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)

@@ -21,7 +21,7 @@ from control_plane.ingestion.dates import date_from_parts
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.safe_xml import XmlRefusedError, parse_root
-from control_plane.ingestion.parsers.study_names import study_names
+from control_plane.ingestion.parsers.study_names import registered_study_names, study_names
 from control_plane.ingestion.parsers.xml_text import element_text, error_location, local_name, to_html
 from control_plane.ingestion.section_kinds import classify_heading, nested_kind
 
@@ -193,6 +193,8 @@ def jats_document(root: ET.Element, path: Path) -> Document:
     metadata = _metadata(root, meta)
     doc_id = metadata["pmcid"] or path.name.removesuffix(".nxml")
     title = element_text(meta.find("title-group/article-title"), _NON_PROSE)
+    sections = [*out.sections, *out.figures]
+    prose = " ".join(paragraph for section in sections for paragraph in section.paragraphs)
     return assemble_document(
         doc_id=doc_id,
         title=title,
@@ -200,10 +202,16 @@ def jats_document(root: ET.Element, path: Path) -> Document:
         doc_type=root.get("article-type") or "article",
         url=f"https://www.ncbi.nlm.nih.gov/pmc/articles/{doc_id}/" if metadata["pmcid"] else None,
         publication_date=_publication_date(meta),
-        sections=[*out.sections, *out.figures],
+        sections=sections,
         tables=out.tables,
         metadata={**metadata, "file": path.name},
-        identifiers=(metadata["pmcid"], metadata["pmid"], metadata["doi"], *study_names(title)),
+        identifiers=(
+            metadata["pmcid"],
+            metadata["pmid"],
+            metadata["doi"],
+            *study_names(title),
+            *registered_study_names(prose),
+        ),
     )
 
 

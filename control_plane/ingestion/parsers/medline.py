@@ -24,7 +24,7 @@ from control_plane.ingestion.dates import date_from_parts, parse_loose_date
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
 from control_plane.ingestion.parsers.safe_xml import REFUSALS, XmlRefusedError, refused, safe_pull_parser
-from control_plane.ingestion.parsers.study_names import study_names
+from control_plane.ingestion.parsers.study_names import registered_study_names, study_names
 from control_plane.ingestion.parsers.xml_text import element_text, open_binary
 from control_plane.ingestion.section_kinds import classify_heading
 
@@ -188,6 +188,8 @@ def medline_document(record: ET.Element) -> Document:
         article = citation
     title = element_text(article.find("ArticleTitle")) or element_text(article.find("VernacularTitle"))
     mesh = _mesh_terms(citation)
+    sections = _abstract_sections(article)
+    abstract = " ".join(paragraph for section in sections for paragraph in section.paragraphs)
     doi = record.findtext("PubmedData/ArticleIdList/ArticleId[@IdType='doi']") or article.findtext(
         "ELocationID[@EIdType='doi']"
     )
@@ -199,7 +201,7 @@ def medline_document(record: ET.Element) -> Document:
         doc_type="citation",
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         publication_date=_publication_date(article),
-        sections=_abstract_sections(article),
+        sections=sections,
         metadata={
             "pmid": pmid,
             "doi": doi,
@@ -216,7 +218,7 @@ def medline_document(record: ET.Element) -> Document:
             "chemicals": [element_text(c) for c in citation.findall("ChemicalList/Chemical/NameOfSubstance")],
             "vernacular_title": element_text(article.find("VernacularTitle")) or None,
         },
-        identifiers=(pmid, pmcid, doi, *study_names(title)),
+        identifiers=(pmid, pmcid, doi, *study_names(title), *registered_study_names(abstract)),
     )
 
 

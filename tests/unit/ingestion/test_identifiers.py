@@ -10,7 +10,7 @@ from pathlib import Path
 from control_plane.ingestion.chunking import Chunk, chunk, content_hash
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers import dataset_files, parse_medline
-from control_plane.ingestion.parsers.study_names import study_names
+from control_plane.ingestion.parsers.study_names import registered_study_names, study_names
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
 from control_plane.locations import RESOURCES_DIR
 
@@ -61,7 +61,7 @@ def test_trial_identifiers_from_all_three_registry_shapes(ctgov_documents: list[
 def test_article_identifiers(pmc_documents: list[Document], datasets: Path) -> None:
     for document in pmc_documents:
         pmcid, pmid, doi = document.identifiers[:3]
-        assert document.identifiers[3:] == study_names(document.title)
+        assert document.identifiers[3:] == (*study_names(document.title), *registered_study_names(document.text))
         assert pmcid == document.doc_id and pmcid.startswith("PMC")
         assert pmid == document.metadata["pmid"] and pmid.isdigit()
         assert doi == document.metadata["doi"] and doi.startswith("10.")
@@ -73,10 +73,15 @@ def test_article_identifiers(pmc_documents: list[Document], datasets: Path) -> N
     for citation in citations:
         assert citation.identifiers[0] == citation.doc_id == citation.metadata["pmid"]
         expected = tuple(i for i in (citation.metadata["pmcid"], citation.metadata["doi"]) if i)
-        assert citation.identifiers[1:] == (*expected, *study_names(citation.title))
-    # a study's name from its title: "(IN-REC-SUR-E): a randomised ... trial", "the GRECCAR 2 ... trial"
-    named = {c.doc_id: c.identifiers[-1] for c in citations if study_names(c.title)}
+        names = dict.fromkeys((*study_names(citation.title), *registered_study_names(citation.text)))
+        assert citation.identifiers[1:] == (*expected, *names)
+    # a study's name from its title: "(IN-REC-SUR-E): a randomised ... trial", "the GRECCAR 2 ... trial",
+    # "from the GLOBAL LEADERS Trial"; from its registration statement: "(D'SNAPP); http://clinicaltrial.gov/"
+    named = {
+        c.doc_id: c.identifiers[-1] for c in citations if study_names(c.title) or registered_study_names(c.text)
+    }
     assert named["32687801"] == "IN-REC-SUR-E" and named["32043980"] == "GRECCAR 2"
+    assert named["32450057"] == "GLOBAL LEADERS" and named["32505701"] == "D'SNAPP"
     with_pmcid = [c for c in citations if c.metadata["pmcid"]]
     assert with_pmcid and all(c.metadata["pmcid"].startswith("PMC") for c in with_pmcid)
     assert any(c.metadata["doi"] for c in citations)

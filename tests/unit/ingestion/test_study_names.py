@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from control_plane.ingestion.parsers.study_names import study_names
+from control_plane.ingestion.parsers.study_names import registered_study_names, study_names
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,11 @@ from control_plane.ingestion.parsers.study_names import study_names
             "Meropenem in critically ill patients (MERCY): A multicenter randomized double-blind trial.",
             ("MERCY",),
         ),
+        # a name of up to three words, those after the first in capitals; the design word is not one
+        ("Radial and Femoral Access: An Analysis From the GLOBAL LEADERS Trial.", ("GLOBAL LEADERS",)),
+        ("older patients with cancer - The PIM POM study.", ("PIM POM",)),
+        ("the SMART randomised trial", ("SMART",)),
+        ("Results from the DRIVE EU study platform", ("DRIVE EU",)),
         # the same name twice is kept once
         ("The ARROW trial (ARROW): the ARROW randomised trial", ("ARROW",)),
     ],
@@ -47,3 +52,34 @@ def test_a_title_names_its_study(title: str, names: tuple[str, ...]) -> None:
 )
 def test_other_titles_name_no_study(title: str | None) -> None:
     assert study_names(title) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        (
+            "Clinical trial registration information: A Controlled Study of Parent Training in the Treatment "
+            "of ADHD in Young Children (D'SNAPP); http://clinicaltrial.gov/; NCT01684644.",
+            ("D'SNAPP",),
+        ),
+        ("STAND Community Trial (STAND); https://clinicaltrials.gov/; NCT02694939", ("STAND",)),
+        ("registered at (ARROW) ClinicalTrials.gov NCT00000001", ("ARROW",)),
+    ],
+)
+def test_a_registration_statement_names_its_study(text: str, names: tuple[str, ...]) -> None:
+    assert registered_study_names(text) == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None,
+        "",
+        "ClinicalTrials.gov: NCT02353455",  # a registry number, no name
+        "Intervention Effects of Intensity and Delivery Style for Toddlers With Autism: https://clinicaltrials.gov/",
+        "in adults (aged 18-65); https://clinicaltrials.gov/",  # brackets, but no name: one capital or none
+        "non-small cell lung cancer (NSCLC). Outcomes were good",  # an abbreviation, not before a registry
+    ],
+)
+def test_other_text_names_no_registered_study(text: str | None) -> None:
+    assert registered_study_names(text) == ()

@@ -76,6 +76,11 @@ class IntentRule(StrictSettings):
     targets: tuple[IntentHint, ...] = ()
     restrict_to_sources: tuple[str, ...] = ()
     table_routing: TableRouting = "none"
+    question_openings: tuple[str, ...] = Field(
+        (),
+        description="a question that opens with one of these words and holds no intent's phrase asks "
+        "for this intent (one cue's confidence)",
+    )
 
     @field_validator("phrases", "ignore_within")
     @classmethod
@@ -354,7 +359,21 @@ def detect_intents(query: str, config: IntentConfig) -> list[DetectedIntent]:
         matched = tuple(dict.fromkeys(query[start:end] for start, end in sorted(found)))
         cues = tuple(sorted(part for match in found.values() for part in match.parts))
         detected.append(DetectedIntent(name, min(confidence, 1.0), matched, cues))
+    if not detected and query_atoms:
+        return _by_opening(query, query_atoms[0], config)
     return sorted(detected, key=lambda intent: -intent.confidence)
+
+
+def _by_opening(query: str, first: Atom, config: IntentConfig) -> list[DetectedIntent]:
+    """The first intent whose ``question_openings`` hold the question's first word, as one cue; []
+    when none does. Only asked when no phrase occurs."""
+    if first.start != len(query) - len(query.lstrip()):
+        return []
+    word = query[first.start : first.end]
+    for name, rule in config.intents.items():
+        if word.lower() in (opening.lower() for opening in rule.question_openings):
+            return [DetectedIntent(name, config.confidence.cue, (word,), ((first.start, first.end),))]
+    return []
 
 
 def names_many_records(query: str, rule: ManyRecordsRule | None) -> bool:

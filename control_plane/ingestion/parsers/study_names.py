@@ -11,9 +11,9 @@ results of the GRECCAR 2 randomised trial", "analysis of the IAC study", "an ana
 LEADERS trial": a name of up to three words, the words after its first in capitals). A name must have
 two capitals or more, so "the present study" names nothing. Over the 50,788 titles of the two MEDLINE
 files in ../shared/datasets, 88 names are read, each a study's, trial's or cohort's (IN-REC-SUR-E,
-GRECCAR 2, GLOBAL LEADERS, PERU MIGRANT, APOLLO, DESTINY-CRC01, the REGARDS and ABCD cohorts, ...), and no disease's or
-method's abbreviation: "(COVID-19): a systematic review", "(ARDS): novel mechanistic considerations", "a
-structural MRI study" name nothing.
+GRECCAR 2, GLOBAL LEADERS, PERU MIGRANT, APOLLO, DESTINY-CRC01, the REGARDS and ABCD cohorts, ...), and
+no disease's or method's abbreviation: "(COVID-19): a systematic review", "(ARDS): novel mechanistic
+considerations", "a structural MRI study" name nothing.
 
 A registration statement names the study the way its registry entry does, the acronym in brackets after
 the registered title and before the registry's address ("A Controlled Study of Parent Training in the
@@ -38,7 +38,11 @@ _BRACKETED_BEFORE_DESIGN: Final = re.compile(
 # after the name's first word, up to two more in capitals ("GLOBAL LEADERS"), case-sensitively
 _MORE_NAME_WORDS: Final = r"(?:\s+(?-i:[A-Z][A-Z0-9'’-]+)){0,2}"
 _THE_NAME_TRIAL: Final = re.compile(
-    r"\bthe\s+([^\s()]{2,40}" + _MORE_NAME_WORDS + r"(?:\s+\d{1,3})?)\s+" + _DESIGN_WORDS + r"(?:trial|study)\b",
+    r"\bthe\s+([^\s()]{2,40}"
+    + _MORE_NAME_WORDS
+    + r"(?:\s+\d{1,3})?)\s+"
+    + _DESIGN_WORDS
+    + r"(?:trial|study)\b",
     re.IGNORECASE,
 )
 _BRACKETED_BEFORE_REGISTRY: Final = re.compile(

@@ -147,6 +147,8 @@ def test_an_intents_file_naming_a_missing_cues_file_says_how_to_build_it(tmp_pat
         "do patients have to be treatment naive to be randomised",
         "what platelet count keeps patients out of the study",
         "which patients were included in the registry",
+        "can breastfeeding mothers receive IV ganaxolone",
+        "could patients on dialysis receive the vaccine",
     ],
 )
 def test_who_may_receive_join_or_be_randomised_is_eligibility(config: IntentConfig, question: str) -> None:
@@ -170,6 +172,50 @@ def test_effects_and_infusion_reactions_named_in_other_words(
     config: IntentConfig, question: str, intent: str, confidence: float
 ) -> None:
     assert _by_name(detect_intents(question, config))[intent].confidence == pytest.approx(confidence)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "did more patients become transfusion free with lenalidomide than with placebo",
+        "does a recruitment manoeuvre before surfactant cut the need for ventilation",
+        "Do children sit better wearing the orthosis",
+    ],
+)
+def test_a_yes_no_question_without_a_phrase_asks_for_results(config: IntentConfig, question: str) -> None:
+    detected = detect_intents(question, config)
+    assert [(d.name, d.confidence) for d in detected] == [("results", pytest.approx(0.6))]
+    first = question.split()[0]
+    assert detected[0].matched == (first,) and detected[0].cue_spans == ((0, len(first)),)
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("does finasteride cause depression", "adverse_events"),  # its own phrase comes first
+        ("do patients have to be treatment naive to be randomised", "eligibility"),
+        ("was the trial blinded", "methods"),
+    ],
+)
+def test_a_yes_no_question_with_a_phrase_asks_for_what_the_phrase_says(
+    config: IntentConfig, question: str, intent: str
+) -> None:
+    assert [d.name for d in detect_intents(question, config)] == [intent]
+
+
+def test_only_the_opening_word_makes_a_yes_no_question(config: IntentConfig) -> None:
+    assert detect_intents("what did more patients become with lenalidomide", config) == []
+    assert detect_intents("lenalidomide: did it", config) == []
+    rule = {"phrases": ["dose"], "targets": ["dosage"], "question_openings": ["did"]}
+    custom = parse_intent_config({"intents": {"dosage": rule}})
+    assert [d.name for d in detect_intents("  did they adjust it", custom)] == ["dosage"]
+    assert (
+        detect_intents(
+            "did they adjust it",
+            parse_intent_config({"intents": {"dosage": {**rule, "question_openings": []}}}),
+        )
+        == []
+    )
 
 
 def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:

@@ -61,7 +61,10 @@ def test_trial_identifiers_from_all_three_registry_shapes(ctgov_documents: list[
 def test_article_identifiers(pmc_documents: list[Document], datasets: Path) -> None:
     for document in pmc_documents:
         pmcid, pmid, doi = document.identifiers[:3]
-        assert document.identifiers[3:] == (*study_names(document.title), *registered_study_names(document.text))
+        assert document.identifiers[3:] == (
+            *study_names(document.title),
+            *registered_study_names(document.text),
+        )
         assert pmcid == document.doc_id and pmcid.startswith("PMC")
         assert pmid == document.metadata["pmid"] and pmid.isdigit()
         assert doi == document.metadata["doi"] and doi.startswith("10.")
@@ -78,7 +81,9 @@ def test_article_identifiers(pmc_documents: list[Document], datasets: Path) -> N
     # a study's name from its title: "(IN-REC-SUR-E): a randomised ... trial", "the GRECCAR 2 ... trial",
     # "from the GLOBAL LEADERS Trial"; from its registration statement: "(D'SNAPP); http://clinicaltrial.gov/"
     named = {
-        c.doc_id: c.identifiers[-1] for c in citations if study_names(c.title) or registered_study_names(c.text)
+        c.doc_id: c.identifiers[-1]
+        for c in citations
+        if study_names(c.title) or registered_study_names(c.text)
     }
     assert named["32687801"] == "IN-REC-SUR-E" and named["32043980"] == "GRECCAR 2"
     assert named["32450057"] == "GLOBAL LEADERS" and named["32505701"] == "D'SNAPP"

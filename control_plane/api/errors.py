@@ -36,9 +36,18 @@ def internal_error(exc: Exception) -> Response:
     return error_response(500, f"internal error {error_id}: see the control API log for this id")
 
 
+UNKNOWN_FIELD = "not a known field (remove it or check its spelling; every field: GET /v1/openapi.json)"
+
+
 def validation_problems(exc: ValidationError) -> list[dict[str, str]]:
+    """Each broken rule as ``{"field", "problem"}``; a field the request does not define is named as
+    such, with where the request's fields are listed (pydantic says only "Extra inputs are not
+    permitted")."""
     return [
-        {"field": ".".join(str(p) for p in err["loc"]) or "(body)", "problem": err["msg"]}
+        {
+            "field": ".".join(str(p) for p in err["loc"]) or "(body)",
+            "problem": UNKNOWN_FIELD if err.get("type") == "extra_forbidden" else err["msg"],
+        }
         for err in exc.errors()
     ]
 

@@ -9,15 +9,16 @@ computes; this module validates and answers in the shapes the pipelines' ml_infe
   ``biohybrid_inference_clinical_degraded_total``: the client still gets hybrid search.
 * ``POST /v1/clinical/route`` ``{"hits": [<_source with previous_score>...], "query": <the request's
   query>, "weight", "min_topicality", "max_documents", "depth", "fusion", "output"}`` → per hit in the
-  hits' order, ``{"metadata": [{"clinical_route", "route_score"}...]}`` (``output`` ``metadata``, the
-  default: over the fused window, each hit's route note and routed score) or ``{"scores": [...],
+  hits' order, ``{"metadata": [{"clinical_route"?, "route_score"}...]}`` (``output`` ``metadata``, the
+  default: over the fused window, each hit's routed score and its route note unless it is the plan's
+  "not lifted" note, which the page step writes back) or ``{"scores": [...],
   "notes": [...]}`` (``fields``, the Haystack form); ``output`` ``page``, after the cut to the page, routes
-  nothing and answers each hit's ``metadata`` object (what a RAG library's document shows, with the note the
-  window's step left; control_plane/clinical/pipeline.py ``page_metadata``). Hits it cannot route (a
-  routing field missing) are answered in their order with a note saying why on each, and counted in
-  ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}`` (a page whose hits carry no
-  note: ``reason="no_route_step"``): never a refusal, which the pipeline's response step would drop
-  without a word.
+  nothing and answers each hit's ``metadata`` object (what a RAG library's document shows, with the note
+  the window's step left or implied; control_plane/clinical/pipeline.py ``page_metadata``). Hits it
+  cannot route (a routing field missing) are answered in their order with a note saying why on each,
+  and counted in ``biohybrid_inference_clinical_degraded_total{endpoint="clinical_route"}`` (a page
+  whose hits the window's step did not answer: ``reason="no_route_step"``): never a refusal, which
+  the pipeline's response step would drop without a word.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from control_plane.clinical.intents import DEFAULT_INTENTS_FILE, IntentConfig
 from control_plane.clinical.pipeline import (
     PipelineQueryError,
     RouteOutput,
+    implied_note,
     page_metadata,
     plain_rewrite,
     rewrite,
     route,
-    route_note,
+    route_answered,
 )
 from control_plane.clinical.planning import intent_config
 from control_plane.config.search_settings import FacetSettings, SectionRoutingSettings
@@ -149,8 +151,12 @@ def register_clinical_routes(
                     metrics.injected_faults.labels("clinical_route").inc()
                     raise RequestError(fault.status, fault.message)
             if req.output == "page":
-                page = page_metadata(req.hits)
-                if any(route_note(hit) is None for hit in req.hits):
+                try:
+                    note = implied_note(req.query, config, _CHUNK_FACETS)
+                except PipelineQueryError as exc:
+                    raise RequestError(400, str(exc)) from None
+                page = page_metadata(req.hits, note)
+                if not all(route_answered(hit) for hit in req.hits):
                     metrics.clinical_degraded.labels("clinical_route", "no_route_step").inc()
                 return page
             params = SectionRoutingSettings(**{name: getattr(req, name) for name in ROUTE_PARAMETERS})

@@ -231,6 +231,8 @@ def with_route_output(pipeline: Mapping[str, Any], output: str) -> dict[str, Any
         by_field = processor.get("rerank", {}).get("by_field", {})
         if by_field.get("target_field") in sorts:
             by_field["target_field"] = sort_field
+            # the metadata form's page step reads the routed score; beside the hit's fields it is dropped
+            by_field["remove_target_field"] = output == "fields"
         steps.append(processor)
     routed["response_processors"] = steps
     return routed

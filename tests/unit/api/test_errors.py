@@ -11,7 +11,7 @@ import re
 
 import pytest
 from flask import Flask
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from unit.resilience.cluster_answers import NO_INDEX, NULL_NODE, raised
 
 import control_plane
@@ -23,6 +23,7 @@ from control_plane.search.service import SearchUnavailableError
 
 
 class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     size: int
 
 
@@ -48,6 +49,11 @@ def _app() -> Flask:
         Body.model_validate({"size": "many"})
         return "unreachable"
 
+    @app.get("/unknown-field")
+    def unknown_field() -> str:
+        Body.model_validate({"size": 3, "index": "chunks-demo"})
+        return "unreachable"
+
     return app
 
 
@@ -61,6 +67,13 @@ def test_client_errors_keep_their_status_and_message() -> None:
     assert _error("/fail/forbidden")[0] == 403
     status, error = _error("/validate")
     assert status == 400 and error["details"][0]["field"] == "size"  # type: ignore[index]
+
+
+def test_a_field_the_request_does_not_define_is_named_with_where_the_fields_are_listed() -> None:
+    status, error = _error("/unknown-field")
+    problem = "not a known field (remove it or check its spelling; every field: GET /v1/openapi.json)"
+    assert status == 400 and error["details"] == [{"field": "index", "problem": problem}]
+    assert error["message"] == f"invalid request: index: {problem}"
 
 
 def test_an_unavailable_service_is_a_503_with_its_reasons() -> None:

@@ -10,10 +10,12 @@ from control_plane.clinical.pipeline import (
     NO_ROUTE_STEP,
     ROUTING_FIELDS,
     PipelineQueryError,
+    implied_note,
     page_metadata,
     question_text,
     rewrite,
     route,
+    route_answered,
     route_note,
     with_routing_fields,
 )
@@ -188,18 +190,19 @@ def test_a_highlight_is_refused_rather_than_dropped() -> None:
 
 def test_each_page_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_score() -> None:
     """The page step: a hit's metadata fields, the note the window's step left in its metadata (replaced
-    whole: the routed score the last rerank sorted by is not kept), and its fused score; a hit the
-    window's step never reached says so."""
+    whole: the routed score the last rerank sorted by is not kept) or implied (it answered the hit's
+    routed score alone), and its fused score; a hit the window's step never reached says so."""
     hits = [
         {
             **_hit("A:0", "A", 0.8),
             "source": "ctgov",
             "section": "ae",
-            "metadata": {"clinical_route": "intents=adverse_events; lifted x2.80"},
+            "metadata": {"clinical_route": "intents=adverse_events; lifted x2.80", "route_score": 2.1},
         },
+        {**_hit("C:0", "C", 0.5), "metadata": {"route_score": 0.5}},
         {"doc_id": "B"},
     ]
-    assert page_metadata(hits) == {
+    assert page_metadata(hits, "intents=adverse_events; not lifted") == {
         "metadata": [
             {
                 "doc_id": "A",
@@ -210,21 +213,55 @@ def test_each_page_hit_gets_a_metadata_object_of_what_it_has_its_note_and_fused_
                 "clinical_route": "intents=adverse_events; lifted x2.80",
                 "fused_score": 0.8,
             },
+            {
+                "doc_id": "C",
+                "chunk_id": "C:0",
+                "is_table": False,
+                "clinical_route": "intents=adverse_events; not lifted",
+                "fused_score": 0.5,
+            },
             {"doc_id": "B", "clinical_route": NO_ROUTE_STEP},
         ]
     }
+    assert [route_answered(hit) for hit in hits] == [True, True, False]
+
+
+def test_the_note_a_route_answer_leaves_out_is_the_one_the_page_step_implies() -> None:
+    """The window's answer leaves out the plan's "not lifted" note (most hits carry it, and ml-commons
+    re-reads the whole answer per hit); the page step rebuilds the same note from the same query."""
+    query = {"match": {"text": "side effects of the treatment"}}
+    hits = [{**_hit("A:0", "A", 0.8), "intent_hint": "ae"}, _hit("A:1", "A", 0.7), _hit("B:0", "B", 0.1)]
+    routed = route(hits, query, CONFIG, FACETS, PARAMS)
+    implied = implied_note(query, CONFIG, FACETS)
+    assert implied == routed.implied_note == "intents=adverse_events; not lifted"
+    assert routed.notes[0].startswith("intents=adverse_events; lifted x") and routed.notes[1] == implied
+    answered = routed.answer("metadata")["metadata"]
+    assert answered[0] == {"clinical_route": routed.notes[0], "route_score": round(routed.scores[0], 7)}
+    assert answered[1] == {"route_score": round(routed.scores[1], 7)}
+    after_rerank = [{**hit, "metadata": note} for hit, note in zip(hits, answered, strict=True)]
+    page = page_metadata(after_rerank, implied)["metadata"]
+    assert [entry["clinical_route"] for entry in page] == list(routed.notes)
+
+
+def test_an_unrouted_answer_keeps_every_note() -> None:
+    """When routing cannot run, every hit says why: nothing is implied."""
+    routed = route([{"doc_id": "A"}], {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
+    assert routed.unrouted == "missing_fields" and routed.implied_note is None
+    assert routed.answer("metadata")["metadata"][0]["clinical_route"].startswith("not routed: hits lack")
 
 
 def test_the_route_answer_takes_the_shape_of_the_pipeline_form() -> None:
-    """``metadata``: one small object per window hit, its note and routed score (the pipeline's last
-    rerank sorts by the score, then removes it); ``fields``: the scores and notes as two lists (the
+    """``metadata``: one small object per window hit, its routed score and its note unless implied (the
+    pipeline's last rerank sorts by the score); ``fields``: the scores and notes as two lists (the
     Haystack form); ``page`` is not a route's answer."""
     hits = [{**_hit("A:0", "A", 0.8), "source": "ctgov"}, _hit("B:0", "B", 0.3)]
     routed = route(hits, {"match": {"text": "side effects"}}, CONFIG, FACETS, PARAMS)
     scores = [round(s, 7) for s in routed.scores]
     assert routed.answer("metadata") == {
         "metadata": [
-            {"clinical_route": note, "route_score": score}
+            {"route_score": score}
+            if note == routed.implied_note
+            else {"clinical_route": note, "route_score": score}
             for note, score in zip(routed.notes, scores, strict=True)
         ]
     }

@@ -190,6 +190,12 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
         return [i["model_config"]["output"] for i in inference], inference[0]["output_map"][0], sorts
 
     for name in ("clinical-minmax", "clinical-rrf", "clinical-rrf-rerank"):
+        by_field = [
+            p["rerank"]["by_field"]
+            for p in pipelines[name]["response_processors"]
+            if "by_field" in p.get("rerank", {})
+        ]
+        assert by_field[-1]["remove_target_field"] is False  # the page step tells answered hits by it
         assert route_step(name) == (
             ["metadata", "page"],
             {"metadata": "metadata"},
@@ -203,6 +209,12 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
     for name in ("clinical-minmax-haystack", "clinical-rrf-haystack"):
         outputs, mapping, sorts = route_step(name)
         assert (outputs, sorts[-1]) == (["fields"], "route_score")
+        by_field = [
+            p["rerank"]["by_field"]
+            for p in pipelines[name]["response_processors"]
+            if "by_field" in p.get("rerank", {})
+        ]
+        assert by_field[-1]["remove_target_field"] is True  # not left beside the hit's fields
         assert mapping == {"route_score": "scores", "clinical_route": "notes"}
         [described] = [
             p["ml_inference"]["description"]
@@ -215,7 +227,7 @@ def test_each_clinical_form_maps_the_route_answer_its_clients_read() -> None:
     answered = answer.answer("metadata")
     assert set(metadata_map.values()) == set(answered)
     assert metadata_sort == "metadata.route_score" and "route_score" in answered["metadata"][0]
-    assert set(metadata_map.values()) == set(page_metadata([{"doc_id": "A"}]))
+    assert set(metadata_map.values()) == set(page_metadata([{"doc_id": "A"}], "intents=none; not lifted"))
     fields_map, fields_sort = ROUTE_OUTPUTS["fields"]
     assert set(fields_map.values()) == set(answer.answer("fields"))
     assert fields_sort in fields_map

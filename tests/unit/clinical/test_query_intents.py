@@ -218,6 +218,19 @@ def test_only_the_opening_word_makes_a_yes_no_question(config: IntentConfig) -> 
     )
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why use rituximab in lupus nephritis",
+        "why would a neurologist give steroids after a stroke",
+        "when would a cardiologist reach for amiodarone",
+        "which tumours is the study drug supplied for under expanded access",
+    ],
+)
+def test_why_a_treatment_is_chosen_is_indications(config: IntentConfig, question: str) -> None:
+    assert "indications" in _by_name(detect_intents(question, config))
+
+
 def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:
     assert set(_by_name(detect_intents("how were patients randomised in the trial", config))) == {"methods"}
 

@@ -231,6 +231,19 @@ def test_why_a_treatment_is_chosen_is_indications(config: IntentConfig, question
     assert "indications" in _by_name(detect_intents(question, config))
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how did the asthma trials measure adherence to inhalers",
+        "how was pain assessed after knee replacement",
+        "search strategy of the meta-analysis on statins",
+        "which databases searched in the Cochrane review of probiotics",
+    ],
+)
+def test_how_something_was_measured_or_searched_is_methods(config: IntentConfig, question: str) -> None:
+    assert "methods" in _by_name(detect_intents(question, config))
+
+
 def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:
     assert set(_by_name(detect_intents("how were patients randomised in the trial", config))) == {"methods"}
 

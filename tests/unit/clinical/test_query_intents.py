@@ -244,6 +244,22 @@ def test_how_something_was_measured_or_searched_is_methods(config: IntentConfig,
     assert "methods" in _by_name(detect_intents(question, config))
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "low platelets on ibrutinib compared with chlorambucil",
+        "kidney problems on tenofovir",
+        "elevated liver enzymes with the statin",
+        "breathing problems during the infusion",
+        "ICD lead dislodgement after implantation",
+    ],
+)
+def test_a_laboratory_harm_or_problems_on_a_treatment_are_adverse_events(
+    config: IntentConfig, question: str
+) -> None:
+    assert "adverse_events" in _by_name(detect_intents(question, config))
+
+
 def test_how_patients_were_randomised_stays_methods(config: IntentConfig) -> None:
     assert set(_by_name(detect_intents("how were patients randomised in the trial", config))) == {"methods"}
 

@@ -508,6 +508,8 @@ def test_how_often_a_dose_was_given_is_dosage_not_a_count(config: IntentConfig) 
     found = _by_name(detect_intents("how often did participants get the dupilumab shots", config))
     assert "dosage" in found
     assert "tabular" not in found
+    worn = _by_name(detect_intents("how many hours a day was the knee brace worn", config))
+    assert "dosage" in worn and "tabular" not in worn
 
 
 def test_recruiting_a_lung_is_not_recruiting_patients(config: IntentConfig) -> None:

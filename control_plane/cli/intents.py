@@ -16,6 +16,7 @@ from control_plane.clinical.intent_quality import (
     Counts,
     IntentLabelError,
     QualityReport,
+    labelled_questions,
     load_labels,
     measure_detection,
 )
@@ -24,6 +25,7 @@ from control_plane.clinical.planning import intent_config_path
 from control_plane.config.settings import Settings
 from control_plane.ingestion.corpus_terms import DEFAULT_CUES_FILE, build_corpus_cues
 from control_plane.ingestion.submission import IngestRefusedError, check_dataset_folders, check_sources
+from control_plane.testsets.catalog import load_test_set
 
 MIN_PRECISION = 0.9
 MIN_RECALL = 0.8
@@ -43,11 +45,18 @@ def add_parsers(commands: Subcommands) -> None:
         epilog=guide("api/search.md"),
         help="precision and recall of intent detection on a labelled query sample",
         description="Runs the intent detector (search.intents_file) over a labelled sample (JSON lines: "
-        "query, intents, form) and prints micro precision and recall overall, per intent and per form. "
-        "Exits 1 when precision or recall is below its minimum.",
+        "query, intents, form) or a registered test split whose questions carry intents "
+        "(clinical-fresh/dev, clinical-natural/dev, clinical/dev) and prints micro precision and recall "
+        "overall, per intent and per form. Exits 1 when precision or recall is below its minimum.",
     )
-    check.add_argument(
+    sample = check.add_mutually_exclusive_group()
+    sample.add_argument(
         "--labels", type=Path, default=DEFAULT_LABELS_FILE, help="labelled sample (default: packaged)"
+    )
+    sample.add_argument(
+        "--split",
+        metavar="TEST_SET",
+        help="a test split whose questions' metadata hold their intents, e.g. clinical-fresh/dev",
     )
     check.add_argument("--intents-file", type=Path, help="intents YAML (default: search.intents_file)")
     check.add_argument("--min-precision", type=float, default=MIN_PRECISION, help="default %(default)s")
@@ -110,9 +119,21 @@ def _cues(settings: Settings, args: argparse.Namespace) -> int:
 def _check(settings: Settings, args: argparse.Namespace) -> int:
     try:
         config = load_intent_config(args.intents_file or intent_config_path(settings))
-        labelled = load_labels(args.labels, known_intents=config.intents)
-    except (IntentConfigError, IntentLabelError) as exc:
+        if args.split:
+            questions = ((q.text, q.metadata) for q in load_test_set(args.split).queries())
+            labelled = labelled_questions(questions, known_intents=config.intents)
+        else:
+            labelled = load_labels(args.labels, known_intents=config.intents)
+    except (
+        IntentConfigError,
+        IntentLabelError,
+        FileNotFoundError,
+        ValueError,
+    ) as exc:  # ValueError: the split id
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    if not labelled:
+        print(f"error: {args.split or args.labels} holds no labelled question", file=sys.stderr)
         return EXIT_CONFIG
     report = measure_detection(labelled, config)
     print(format_report(report))

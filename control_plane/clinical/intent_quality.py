@@ -14,6 +14,10 @@ Labels say what the person means, not what the detector finds: "safety culture i
 (the intent's usual vocabulary), ``paraphrase`` (other words for it), ``complex`` (two intents in one
 question), ``none`` (no clinical intent: topical questions, some with misleading words).
 
+A test set's questions carry the same labels in their metadata (``intents``, ``form``: the clinical sets
+name their own forms, "implicit", "named_record", ...): :func:`labelled_questions` reads them, so
+``biohybrid intents check --split clinical-fresh/dev`` measures the detector on a registered split.
+
 Micro averages: every (query, intent) pair counts once, so frequent intents weigh more; a query with
 no label and no detection contributes nothing, a detection on it is a false positive.
 """
@@ -21,10 +25,10 @@ no label and no detection contributes nothing, a detection on it is a false posi
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +40,7 @@ from control_plane.locations import CONFIG_DIR
 DEFAULT_LABELS_FILE: Final = CONFIG_DIR / "intent_labels.jsonl"
 
 Form = Literal["exact", "paraphrase", "complex", "none"]
+SAMPLE_FORMS: Final = get_args(Form)  # the packaged sample's forms
 
 
 class IntentLabelError(BiohybridError, ValueError):
@@ -43,13 +48,14 @@ class IntentLabelError(BiohybridError, ValueError):
 
 
 class LabelledQuery(BaseModel):
-    """One query of the sample and the intents a human asking it means."""
+    """One query of the sample and the intents a human asking it means; ``form`` is one of
+    :data:`Form` in the packaged sample, a test set's own form name otherwise."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     query: str = Field(min_length=1)
     intents: frozenset[str] = frozenset()
-    form: Form
+    form: str = Field(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,8 @@ def load_labels(
             raise IntentLabelError(f"{where}: not valid JSON: {exc.msg}") from None
         except ValidationError as exc:
             raise IntentLabelError(f"{where}: {describe_errors(exc)}") from None
+        if record.form not in SAMPLE_FORMS:
+            raise IntentLabelError(f"{where}: form {record.form!r} is not one of {list(SAMPLE_FORMS)}")
         if known_intents is not None and not record.intents <= set(known_intents):
             unknown = sorted(record.intents - set(known_intents))
             raise IntentLabelError(f"{where}: unknown intent(s) {unknown}; known: {sorted(known_intents)}")
@@ -128,6 +136,28 @@ def load_labels(
             raise IntentLabelError(f"{where}: form {record.form!r} needs at least one intent")
         records.append(record)
     return records
+
+
+def labelled_questions(
+    questions: Iterable[tuple[str, Mapping[str, object]]], known_intents: Collection[str]
+) -> list[LabelledQuery]:
+    """A test set's questions (text, metadata) as labelled queries: the metadata's ``intents`` (none: no
+    intent) and ``form`` (none given: ``"none"`` without intents, else ``"unnamed"``). An intent outside
+    ``known_intents`` is an error naming the question."""
+    labelled: list[LabelledQuery] = []
+    for text, metadata in questions:
+        raw = metadata.get("intents") or []
+        if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw):
+            raise IntentLabelError(f"question {text!r}: metadata 'intents' must be a list of names")
+        unknown = sorted(set(raw) - set(known_intents))
+        if unknown:
+            raise IntentLabelError(
+                f"question {text!r}: unknown intent(s) {unknown}; known: {sorted(known_intents)}"
+            )
+        form = metadata.get("form")
+        name = form if isinstance(form, str) and form else ("unnamed" if raw else "none")
+        labelled.append(LabelledQuery(query=text, intents=frozenset(raw), form=name))
+    return labelled
 
 
 def _counts(outcome: QueryOutcome, intent: str | None = None) -> Counts:

@@ -15,6 +15,7 @@ from control_plane.clinical.intent_quality import (
     Counts,
     IntentLabelError,
     LabelledQuery,
+    labelled_questions,
     load_labels,
     measure,
     measure_detection,
@@ -91,7 +92,7 @@ def test_loader_reads_records_and_skips_blank_lines(tmp_path: Path) -> None:
             json.dumps({"query": "q", "intents": ["safety"], "form": "exact"}),
             r":2: unknown intent\(s\) \['safety'\]",
         ),
-        (json.dumps({"query": "q", "intents": [], "form": "vague"}), r":2: form: "),
+        (json.dumps({"query": "q", "intents": [], "form": "vague"}), r":2: form 'vague' is not one of"),
         (json.dumps({"intents": [], "form": "none"}), r":2: query: "),
         (json.dumps({"query": "q", "intents": [], "form": "none", "note": 1}), r":2: note: "),
         (json.dumps({"query": "q", "intents": ["dosage"], "form": "none"}), r":2: form 'none' with intents"),
@@ -156,3 +157,48 @@ def test_cli_cues_refuses_what_ingest_refuses_in_one_line(
     assert "BIOHYBRID_DATASETS_DIR" in err and "Traceback" not in err
     assert main(["intents", "cues", "ctgov", "--min-records", "0", "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_a_test_sets_questions_are_labelled_by_their_metadata() -> None:
+    questions = [
+        ("did lenalidomide help", {"intents": ["results"], "form": "implicit"}),
+        ("breast cancer", {}),
+        ("dose of X and its harms", {"intents": ["dosage", "adverse_events"]}),
+    ]
+    labelled = labelled_questions(questions, INTENTS)
+    assert [(q.query, set(q.intents), q.form) for q in labelled] == [
+        ("did lenalidomide help", {"results"}, "implicit"),
+        ("breast cancer", set(), "none"),
+        ("dose of X and its harms", {"dosage", "adverse_events"}, "unnamed"),
+    ]
+    with pytest.raises(IntentLabelError, match=r"question 'q': unknown intent\(s\) \['safety'\]"):
+        labelled_questions([("q", {"intents": ["safety"]})], INTENTS)
+    with pytest.raises(IntentLabelError, match="must be a list of names"):
+        labelled_questions([("q", {"intents": "results"})], INTENTS)
+
+
+def test_cli_check_reads_a_registered_split_or_names_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "set"
+    (folder / "qrels").mkdir(parents=True)
+    lines = [
+        {
+            "_id": "q1",
+            "text": "inclusion criteria for the asthma trial",
+            "metadata": {"intents": ["eligibility"], "form": "topic"},
+        },
+        {"_id": "q2", "text": "asthma", "metadata": {"intents": [], "form": "no_intent"}},
+        {"_id": "q3", "text": "not judged in this split", "metadata": {"intents": ["dosage"]}},
+    ]
+    (folder / "queries.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+    (folder / "qrels" / "dev.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td1\t2\nq2\td1\t1\n", encoding="utf-8"
+    )
+    assert main(["intents", "check", "--split", f"{folder}:dev"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 labelled queries") and "form topic" in out and "form no_intent" in out
+    assert main(["intents", "check", "--split", "nope/dev"]) == 2
+    assert "unknown test set id 'nope/dev'" in capsys.readouterr().err

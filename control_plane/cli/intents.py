@@ -124,12 +124,8 @@ def _check(settings: Settings, args: argparse.Namespace) -> int:
             labelled = labelled_questions(questions, known_intents=config.intents)
         else:
             labelled = load_labels(args.labels, known_intents=config.intents)
-    except (
-        IntentConfigError,
-        IntentLabelError,
-        FileNotFoundError,
-        ValueError,
-    ) as exc:  # ValueError: the split id
+    # ValueError: an unknown split id (IntentConfigError and IntentLabelError are ValueErrors too)
+    except (IntentConfigError, IntentLabelError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     if not labelled:

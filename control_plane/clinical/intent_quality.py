@@ -127,9 +127,8 @@ def load_labels(
             raise IntentLabelError(f"{where}: {describe_errors(exc)}") from None
         if record.form not in SAMPLE_FORMS:
             raise IntentLabelError(f"{where}: form {record.form!r} is not one of {list(SAMPLE_FORMS)}")
-        if known_intents is not None and not record.intents <= set(known_intents):
-            unknown = sorted(record.intents - set(known_intents))
-            raise IntentLabelError(f"{where}: unknown intent(s) {unknown}; known: {sorted(known_intents)}")
+        if known_intents is not None:
+            _check_known(record.intents, known_intents, where)
         if record.form == "none" and record.intents:
             raise IntentLabelError(f"{where}: form 'none' with intents {sorted(record.intents)}")
         if record.form != "none" and not record.intents:
@@ -149,15 +148,19 @@ def labelled_questions(
         raw = metadata.get("intents") or []
         if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw):
             raise IntentLabelError(f"question {text!r}: metadata 'intents' must be a list of names")
-        unknown = sorted(set(raw) - set(known_intents))
-        if unknown:
-            raise IntentLabelError(
-                f"question {text!r}: unknown intent(s) {unknown}; known: {sorted(known_intents)}"
-            )
+        _check_known(raw, known_intents, f"question {text!r}")
         form = metadata.get("form")
         name = form if isinstance(form, str) and form else ("unnamed" if raw else "none")
         labelled.append(LabelledQuery(query=text, intents=frozenset(raw), form=name))
     return labelled
+
+
+def _check_known(intents: Iterable[str], known_intents: Collection[str], where: str) -> None:
+    """An intent outside ``known_intents`` is an error at ``where``: a typo would otherwise count as a
+    miss the detector can never fix."""
+    unknown = sorted(set(intents) - set(known_intents))
+    if unknown:
+        raise IntentLabelError(f"{where}: unknown intent(s) {unknown}; known: {sorted(known_intents)}")
 
 
 def _counts(outcome: QueryOutcome, intent: str | None = None) -> Counts:

@@ -90,6 +90,11 @@ class IntentRule(StrictSettings):
             raise ValueError(f"phrases without any word (or with an empty side of a '{GAP}' gap): {empty}")
         return phrases
 
+    @field_validator("question_openings")
+    @classmethod
+    def _openings_case_folded(cls, openings: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(opening.lower() for opening in openings)
+
 
 GAP: Final = "..."
 
@@ -371,7 +376,7 @@ def _by_opening(query: str, first: Atom, config: IntentConfig) -> list[DetectedI
         return []
     word = query[first.start : first.end]
     for name, rule in config.intents.items():
-        if word.lower() in (opening.lower() for opening in rule.question_openings):
+        if word.lower() in rule.question_openings:
             return [DetectedIntent(name, config.confidence.cue, (word,), ((first.start, first.end),))]
     return []
 

@@ -55,6 +55,11 @@ class TableDraft:
     row_boxes: tuple[tuple[PageBox, ...], ...] = ()
 
 
+def prose(sections: Iterable[SectionDraft]) -> str:
+    """The sections' paragraphs as one text (what a parser reads statements from before assembly)."""
+    return " ".join(paragraph for section in sections for paragraph in section.paragraphs)
+
+
 def table_heading(label: str, caption: str) -> str:
     """The first line of a rendered table: ``"Table 1: caption"``, or whichever part exists."""
     label, caption = collapse_whitespace(label), collapse_whitespace(caption)

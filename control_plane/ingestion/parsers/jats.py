@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document
+from control_plane.ingestion.assembly import SectionDraft, TableDraft, assemble_document, prose
 from control_plane.ingestion.dates import date_from_parts
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
@@ -194,7 +194,6 @@ def jats_document(root: ET.Element, path: Path) -> Document:
     doc_id = metadata["pmcid"] or path.name.removesuffix(".nxml")
     title = element_text(meta.find("title-group/article-title"), _NON_PROSE)
     sections = [*out.sections, *out.figures]
-    prose = " ".join(paragraph for section in sections for paragraph in section.paragraphs)
     return assemble_document(
         doc_id=doc_id,
         title=title,
@@ -210,7 +209,7 @@ def jats_document(root: ET.Element, path: Path) -> Document:
             metadata["pmid"],
             metadata["doi"],
             *study_names(title),
-            *registered_study_names(prose),
+            *registered_study_names(prose(sections)),
         ),
     )
 

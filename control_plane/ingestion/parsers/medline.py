@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from control_plane.ingestion.assembly import SectionDraft, assemble_document
+from control_plane.ingestion.assembly import SectionDraft, assemble_document, prose
 from control_plane.ingestion.dates import date_from_parts, parse_loose_date
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError, raise_errors
@@ -189,7 +189,6 @@ def medline_document(record: ET.Element) -> Document:
     title = element_text(article.find("ArticleTitle")) or element_text(article.find("VernacularTitle"))
     mesh = _mesh_terms(citation)
     sections = _abstract_sections(article)
-    abstract = " ".join(paragraph for section in sections for paragraph in section.paragraphs)
     doi = record.findtext("PubmedData/ArticleIdList/ArticleId[@IdType='doi']") or article.findtext(
         "ELocationID[@EIdType='doi']"
     )
@@ -218,7 +217,7 @@ def medline_document(record: ET.Element) -> Document:
             "chemicals": [element_text(c) for c in citation.findall("ChemicalList/Chemical/NameOfSubstance")],
             "vernacular_title": element_text(article.find("VernacularTitle")) or None,
         },
-        identifiers=(pmid, pmcid, doi, *study_names(title), *registered_study_names(abstract)),
+        identifiers=(pmid, pmcid, doi, *study_names(title), *registered_study_names(prose(sections))),
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from control_plane.config.api_settings import BusyShare, KeyLimits
 from control_plane.errors import RateLimitedError
+from control_plane.formulas.token_bucket import refilled, wait_for_token
 
 
 @dataclass
@@ -34,11 +35,6 @@ def busy_cap(own: int, share: BusyShare | None, busy_keys: int) -> int:
     if share is None or share.requests is None or busy_keys <= 1:
         return own
     return min(own, max(1, share.requests // busy_keys))
-
-
-def refilled(level: float, since: float, now: float, rate: float, capacity: float) -> float:
-    """A token bucket's level at ``now``: what it held plus the sustained rate since, up to its capacity."""
-    return min(capacity, level + (now - since) * rate)
 
 
 @dataclass
@@ -72,7 +68,7 @@ class KeyLimiter:
                     retry_after_s=1.0,
                 )
             if state.tokens < 1.0:
-                wait = (1.0 - state.tokens) / limits.requests_per_s
+                wait = wait_for_token(state.tokens, limits.requests_per_s)
                 raise RateLimitedError(
                     f"this key sent more than {limits.requests_per_s:g} requests per second (burst "
                     f"{limits.burst}): ask again in {wait:.2f}s",
@@ -102,7 +98,7 @@ class KeyLimiter:
             )
             state.chars_refilled_at = now
             if state.chars < cost:
-                wait = (cost - state.chars) / limits.question_chars_per_s
+                wait = wait_for_token(state.chars, limits.question_chars_per_s, cost)
                 raise RateLimitedError(
                     f"this key sent more than {limits.question_chars_per_s:g} characters of long questions "
                     f"per second (those past the first {limits.question_chars_free} of each; burst "

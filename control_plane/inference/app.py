@@ -18,7 +18,9 @@
   pairs not yet scored are dropped, so an abandoned rerank does not hold the cores.
 * Every model and clinical endpoint keeps its callers apart: a caller names itself in
   ``X-Biohybrid-Caller`` (``api``, ``ingest``, ``opensearch``; none: ``unnamed``) and holds at most
-  ``caller_share`` of the request threads; past it, 429 with Retry-After (control_plane/inference/callers.py).
+  ``caller_share`` of the request threads, and a caller with a rate (``--caller-rate``; by default only
+  ``unnamed`` and ``other``) at most its requests per second; past either, 429 with Retry-After
+  (control_plane/inference/callers.py).
 * ``GET /health`` (the process answers), ``GET /ready`` (every model loaded), ``GET /metrics`` (Prometheus),
   ``GET /v1/models`` (what is served, with dimensions and providers, and each model's ``digest`` and
   ``tokenizer`` normalizer, which the control API's query cache keys by; ``gpu_metrics``: whether the GPU
@@ -32,6 +34,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Any, Literal
@@ -43,7 +46,13 @@ from werkzeug.exceptions import HTTPException
 from control_plane.errors import BadRequestError
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.inference.batching import BatchTimeoutError, OverloadedError
-from control_plane.inference.callers import CallerLimiter, caller_limit, caller_name, metric_label
+from control_plane.inference.callers import (
+    CallerLimiter,
+    CallerRates,
+    caller_limit,
+    caller_name,
+    metric_label,
+)
 from control_plane.inference.clinical import MODEL_LABEL as CLINICAL_LABEL
 from control_plane.inference.clinical import register_clinical_routes
 from control_plane.inference.config import ServiceConfig
@@ -89,12 +98,25 @@ def create_app(
 
     callers = CallerLimiter(caller_limit(config.http_threads, config.caller_share))
     app.extensions["biohybrid.callers"] = callers
+    rates = CallerRates(dict(config.caller_rates))
 
     def limited(handler: Callable[[], Any]) -> Response:
-        """The handler's answer, unless the request's caller already holds its share of the threads."""
-        caller = caller_name(request.headers.get(CALLER_HEADER))
+        """The handler's answer, unless the request's caller already holds its share of the threads or
+        has sent past its rate."""
+        caller = metric_label(caller_name(request.headers.get(CALLER_HEADER)))
+        wait_s = rates.take(caller)
+        if wait_s > 0:
+            metrics.caller_refusals.labels(caller, "rate").inc()
+            rate = config.caller_rates[caller]
+            refused = _error(
+                429,
+                f"caller '{caller}' sent more than {rate.per_s:g} requests per second (burst {rate.burst}, "
+                f"--caller-rate): ask again in {wait_s:.2f}s",
+            )
+            refused.headers["Retry-After"] = str(max(1, math.ceil(wait_s)))
+            return refused
         if not callers.enter(caller):
-            metrics.caller_refusals.labels(metric_label(caller)).inc()
+            metrics.caller_refusals.labels(caller, "threads").inc()
             refused = _error(
                 429,
                 f"caller '{caller}' holds its share of the service's {config.http_threads} request threads "
@@ -103,7 +125,7 @@ def create_app(
             )
             refused.headers["Retry-After"] = _RETRY_AFTER_S
             return refused
-        metrics.caller_requests.labels(metric_label(caller)).inc()
+        metrics.caller_requests.labels(caller).inc()
         try:
             return _json(handler(), 200)
         finally:

@@ -4,16 +4,22 @@ API ``api``, ingestion ``ingest``, OpenSearch's connectors ``opensearch``; a req
 burst of clinical-pipeline searches sent to OpenSearch directly, a large ingest) always leaves threads
 for the others; past its share a caller gets 429 with Retry-After. The names are the services', not end
 users': OpenSearch's connectors cannot forward who sent a search, so end users are kept apart upstream
-(the control API's per-key limits, OpenSearch's own security)."""
+(the control API's per-key limits, OpenSearch's own security). A caller may also have a rate (requests
+per second with a burst, ``--caller-rate``); by default only callers the project does not configure have
+one (``unnamed`` and every other name, which share one ``other`` allowance: a name costs nothing to mint,
+so it buys no second share)."""
 
 from __future__ import annotations
 
 import math
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from control_plane.formulas.token_bucket import refilled, wait_for_token
 from control_plane.inference.validation import RequestError
 from control_plane.serving import CALLER_HEADER
 
@@ -36,9 +42,76 @@ def caller_name(header: str | None) -> str:
     return header
 
 
+OTHER: Final = "other"
+
+
 def metric_label(caller: str) -> str:
-    """A caller as a metric label: a header must not mint series."""
-    return caller if caller in KNOWN else "other"
+    """A caller as a metric label and as the one its limits are counted by: a header must not mint
+    series, nor a second share of the threads or of a rate."""
+    return caller if caller in KNOWN else OTHER
+
+
+@dataclass(frozen=True)
+class CallerRate:
+    """Requests per second one caller may send on average, and how many at once above that."""
+
+    per_s: float
+    burst: int
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.per_s) and self.per_s > 0) or self.burst < 1:
+            raise ValueError(f"a caller's rate needs per_s > 0 and burst ≥ 1, got {self.per_s}/{self.burst}")
+
+
+DEFAULT_RATES: Final = {UNNAMED: CallerRate(20.0, 40), OTHER: CallerRate(20.0, 40)}
+"""The callers the project's clients never are have a rate; ``api``, ``ingest`` and ``opensearch`` have
+none by default: a rate on ``opensearch`` caps every pipeline search of every client together, so an
+operator sets one from the capacity measured on the machine (the control API limits each key upstream)."""
+
+
+def parse_rate(text: str) -> tuple[str, CallerRate | None]:
+    """``NAME=PER_S[:BURST]`` (the burst twice the rate unless given) or ``NAME=off``: --caller-rate."""
+    name, sep, value = text.partition("=")
+    if not sep or name not in {*KNOWN, OTHER}:
+        raise ValueError(
+            f"--caller-rate {text!r}: write NAME=PER_S[:BURST] or NAME=off, NAME one of "
+            f"{sorted({*KNOWN, OTHER})}"
+        )
+    if value == "off":
+        return name, None
+    per_s, _, burst = value.partition(":")
+    try:
+        rate = float(per_s)
+        twice = max(1, math.ceil(2 * rate)) if math.isfinite(rate) else 1
+        return name, CallerRate(rate, int(burst) if burst else twice)
+    except ValueError as exc:
+        raise ValueError(f"--caller-rate {text!r}: {exc}") from None
+
+
+@dataclass
+class CallerRates:
+    """Each rated caller's token bucket; ``take`` answers how long to wait when it holds no token. The
+    clock is injectable, so the arithmetic is tested without waiting."""
+
+    rates: dict[str, CallerRate]
+    clock: Callable[[], float] = time.monotonic
+    _levels: dict[str, tuple[float, float]] = field(default_factory=dict)  # caller → (tokens, at)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, caller: str) -> float:
+        """Take one of ``caller``'s tokens and return 0, or return the seconds until it has one."""
+        rate = self.rates.get(caller)
+        if rate is None:
+            return 0.0
+        now = self.clock()
+        with self._lock:
+            tokens, at = self._levels.get(caller, (float(rate.burst), now))
+            tokens = refilled(tokens, at, now, rate.per_s, rate.burst)
+            if tokens < 1.0:
+                self._levels[caller] = (tokens, now)
+                return wait_for_token(tokens, rate.per_s)
+            self._levels[caller] = (tokens - 1.0, now)
+            return 0.0
 
 
 def caller_limit(http_threads: int, share: float) -> int:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from control_plane.errors import BiohybridError
+from control_plane.inference.callers import DEFAULT_RATES, CallerRate, parse_rate
 from control_plane.inference.config import DEFAULT_HOST, DEFAULT_PORT, ServiceConfig
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.server import serve
@@ -74,12 +75,42 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
         help="share of the request threads one caller (X-Biohybrid-Caller: api, ingest, opensearch) may "
         "hold; past it 429 (default %(default)s)",
     )
+    p.add_argument(
+        "--caller-rate",
+        action="append",
+        default=[],
+        type=_rate_flag,
+        metavar="NAME=PER_S[:BURST]",
+        help="requests per second a caller may send (burst: default twice the rate), or NAME=off; "
+        "repeat per caller; past it 429 with Retry-After. NAME: api, ingest, opensearch, unnamed (no "
+        "header) or other (every other name, together). Default: "
+        + ", ".join(f"{n}={r.per_s:g}:{r.burst}" for n, r in DEFAULT_RATES.items())
+        + "; the project's own callers have none",
+    )
     p.add_argument("--debug", action="store_true", help="werkzeug's development server (never in production)")
     p.add_argument(
         "--fault-injection",
         action="store_true",
         help=f"serve /admin/faults: make the next N model calls fail (tests only; or {FAULT_ENV_VAR}=1)",
     )
+
+
+def _rate_flag(text: str) -> tuple[str, CallerRate | None]:
+    try:
+        return parse_rate(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def caller_rates(flags: Sequence[tuple[str, CallerRate | None]]) -> dict[str, CallerRate]:
+    """The default rates with each ``--caller-rate`` applied in order."""
+    rates = dict(DEFAULT_RATES)
+    for name, rate in flags:
+        if rate is None:
+            rates.pop(name, None)
+        else:
+            rates[name] = rate
+    return rates
 
 
 def config_from_args(args: argparse.Namespace) -> ServiceConfig:
@@ -103,6 +134,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         manifest=args.manifest,
         http_threads=args.http_threads,
         caller_share=args.caller_share,
+        caller_rates=caller_rates(args.caller_rate),
         debug=args.debug,
         fault_injection=args.fault_injection or os.environ.get(FAULT_ENV_VAR, "") == "1",
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from control_plane.inference.callers import DEFAULT_RATES, CallerRate
 from control_plane.models.runtime import Device
 
 DEFAULT_HOST = "127.0.0.1"
@@ -49,6 +51,9 @@ class ServiceConfig:
     """The share of ``http_threads`` one caller (X-Biohybrid-Caller: api, ingest, opensearch) may hold in
     progress, so a flood from one leaves threads for the others (inference/callers.py): 18 of 24, above
     the control API's most (its 8 threads, each encoding dense and sparse at once)."""
+    caller_rates: Mapping[str, CallerRate] = field(default_factory=lambda: dict(DEFAULT_RATES))
+    """Requests per second (and burst) per caller; a caller not named here has no rate, only its share of
+    the threads (inference/callers.py ``DEFAULT_RATES``: ``unnamed`` and ``other``)."""
     debug: bool = False
     """Serve on werkzeug's development server instead of waitress."""
     fault_injection: bool = False

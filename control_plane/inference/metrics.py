@@ -136,8 +136,9 @@ class ServiceMetrics:
         self.caller_refusals = Counter(
             "biohybrid_inference_caller_refusals",
             "Requests refused with 429 because their caller (X-Biohybrid-Caller: api, ingest, opensearch, "
-            "unnamed, other) already held its share of the request threads, by caller",
-            ["caller"],
+            "unnamed, other) already held its share of the request threads (limit threads) or sent past "
+            "its rate (limit rate), by caller and limit",
+            ["caller", "limit"],
             registry=self.registry,
         )
         self.queue_depth = Gauge(

@@ -20,6 +20,7 @@ from integration.hang_up import post_and_hang_up
 
 from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
+from control_plane.inference.callers import CallerRate
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.manifest import DEFAULT_MANIFEST
 from control_plane.models.tokenization import cut_to_tokens
@@ -297,7 +298,31 @@ def test_real_server_keeps_a_caller_within_its_share_of_the_threads_and_serves_t
         status, bad, _ = _post_as(url, "Not A Name", {"input": ["statins"]})
         assert status == 400 and "X-Biohybrid-Caller" in bad["error"]["message"]
         _, metrics = _get(f"{server.url}/metrics")
-    assert 'biohybrid_inference_caller_refusals_total{caller="opensearch"} 1.0' in metrics
+    assert 'biohybrid_inference_caller_refusals_total{caller="opensearch",limit="threads"} 1.0' in metrics
+
+
+def test_real_server_holds_a_rated_caller_to_its_rate_and_every_other_name_shares_it() -> None:
+    """``other`` at 0.1 requests per second with a burst of 2: two requests pass, the third is a 429
+    saying when to ask again; a second invented name shares that allowance (names cost nothing), and
+    ``api``, with no rate, is served all the while."""
+    config = ServiceConfig(
+        port=0,
+        device="cpu",
+        dense_models=("minilm",),
+        sparse_models=(),
+        caller_rates={"other": CallerRate(per_s=0.1, burst=2)},
+    )
+    with BackgroundServer(config) as server:
+        url = f"{server.url}/v1/embeddings/minilm"
+        statuses = [_post_as(url, "mine", {"input": ["statins"]})[0] for _ in range(2)]
+        status, body, headers = _post_as(url, "mine", {"input": ["statins"]})
+        assert statuses == [200, 200] and status == 429, body
+        assert "caller 'other' sent more than 0.1 requests per second (burst 2" in body["error"]["message"]
+        assert headers["Retry-After"] == "10"  # a whole token at 0.1/s (less the moment since), rounded up
+        assert _post_as(url, "yours", {"input": ["statins"]})[0] == 429
+        assert [_post_as(url, "api", {"input": ["aspirin"]})[0] for _ in range(5)] == [200] * 5
+        _, metrics = _get(f"{server.url}/metrics")
+    assert 'biohybrid_inference_caller_refusals_total{caller="other",limit="rate"} 2.0' in metrics
 
 
 def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:

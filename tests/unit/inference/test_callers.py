@@ -3,15 +3,22 @@ header cannot mint, each caller's share of the threads, and the count of request
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from control_plane.inference.callers import (
+    DEFAULT_RATES,
     UNNAMED,
     CallerLimiter,
+    CallerRate,
+    CallerRates,
     caller_limit,
     caller_name,
     metric_label,
+    parse_rate,
 )
+from control_plane.inference.cli import build_parser, config_from_args
 from control_plane.inference.validation import RequestError
 
 
@@ -65,3 +72,67 @@ def test_each_caller_holds_at_most_the_limit_and_callers_are_counted_apart() -> 
     limiter.leave("api")
     assert (limiter.in_progress("opensearch"), limiter.in_progress("api")) == (0, 0)
     assert limiter._in_progress == {}  # a caller with nothing in progress costs nothing
+
+
+def test_every_name_the_project_does_not_know_counts_as_one_caller() -> None:
+    """A header costs nothing to mint: "mine" and "yours" share the ``other`` allowance."""
+    assert {metric_label(name) for name in ("mine", "yours", "x-1")} == {"other"}
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_rated_caller_gets_its_burst_then_one_request_per_token() -> None:
+    clock = _Clock()
+    rates = CallerRates({"other": CallerRate(per_s=2.0, burst=3)}, clock=clock)
+    assert [rates.take("other") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert rates.take("other") == pytest.approx(0.5)  # empty: one token at 2/s is half a second away
+    clock.now += 0.25
+    assert rates.take("other") == pytest.approx(0.25)  # half a token back; a refusal takes none
+    clock.now += 0.25
+    assert rates.take("other") == 0.0
+    assert [rates.take("api") for _ in range(100)] == [0.0] * 100  # no rate: never refused here
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"),
+    [
+        ("opensearch=50", ("opensearch", CallerRate(50.0, 100))),
+        ("api=2.5:4", ("api", CallerRate(2.5, 4))),
+        ("other=0.2", ("other", CallerRate(0.2, 1))),
+        ("unnamed=off", ("unnamed", None)),
+    ],
+)
+def test_a_rate_flag_is_name_rate_and_optional_burst(
+    flag: str, expected: tuple[str, CallerRate | None]
+) -> None:
+    assert parse_rate(flag) == expected
+
+
+@pytest.mark.parametrize(
+    ("flag", "says"),
+    [
+        ("opensearch", "NAME=PER_S[:BURST]"),
+        ("mine=5", "NAME one of"),
+        ("api=fast", "could not convert"),
+        ("api=0", "per_s > 0"),
+        ("api=nan", "per_s > 0"),
+        ("api=5:0", "burst ≥ 1"),
+    ],
+)
+def test_a_bad_rate_flag_says_what_a_rate_is(flag: str, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)):
+        parse_rate(flag)
+
+
+def test_the_service_cli_applies_rate_flags_over_the_defaults() -> None:
+    args = build_parser().parse_args(["--caller-rate", "unnamed=off", "--caller-rate", "opensearch=80:100"])
+    rates = config_from_args(args).caller_rates
+    assert rates == {"other": DEFAULT_RATES["other"], "opensearch": CallerRate(80.0, 100)}
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--caller-rate", "everyone=1"])

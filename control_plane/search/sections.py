@@ -9,6 +9,7 @@ from typing import Any, Final
 from opensearchpy import OpenSearch
 
 from control_plane.clinical.intents import Boost, boost_filter
+from control_plane.search.abandoned import UNWATCHED, WatchedCaller
 from control_plane.search.request import EXCLUDED_SOURCE, filter_clauses
 from control_plane.search.results import ChunkResult, chunk_result
 from control_plane.search.spec import Filters
@@ -57,16 +58,18 @@ def fetch_sections(
     timeout_s: float,
     ignore_unavailable: bool = False,
     facets_only: bool = False,
+    caller: WatchedCaller = UNWATCHED,
 ) -> list[ChunkResult]:
     """The routed sections of these records as results with score 0 (no component scored them);
     [] for no record. ``ignore_unavailable``: as the search it follows (a missing index is skipped).
-    ``facets_only`` (facet granularity): only chunks with structured facts, returned with them parsed."""
+    ``facets_only`` (facet granularity): only chunks with structured facts, returned with them parsed.
+    ``caller``: the request's watched caller (its search is cancelled if it leaves, search/abandoned.py)."""
     if not doc_ids:
         return []
     body = section_query(tenant_id, filters, doc_ids, boosts, facets_only=facets_only)
     params: dict[str, Any] = {"request_timeout": timeout_s}
     if ignore_unavailable:
         params["ignore_unavailable"] = "true"
-    answer = client.search(index=index, body=body, params=params)
+    answer = caller.search(client, index=index, body=body, params=params)
     hits = answer["hits"]["hits"]
     return [chunk_result({**hit, "_score": 0.0}, False, (), facets=facets_only) for hit in hits]

@@ -23,7 +23,7 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 from control_plane.clinical.facet_boost import facet_boost_factor
 from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
-from control_plane.errors import BadRequestError, BiohybridError, CallerGoneError, UnavailableError
+from control_plane.errors import BadRequestError, BiohybridError, UnavailableError
 from control_plane.models.sparse import token_id_vocabulary
 from control_plane.query.components import token_id_weights
 from control_plane.query.named_records import absent_records
@@ -33,6 +33,7 @@ from control_plane.resources.versions import (
     WEIGHTED_RRF_SINCE,
     Version,
 )
+from control_plane.search.abandoned import UNWATCHED, AbandonedSearches, WatchedCaller
 from control_plane.search.answer_metadata import boost_info, fusion_info, intent_info, profile_ms
 from control_plane.search.degradation import (
     RerankChoice,
@@ -134,6 +135,7 @@ class SearchService:
         self.model_ids = model_ids or DeployedModelIds(client, settings)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="encode")
         self._version: Version | None = None
+        self.abandoned = AbandonedSearches(client)
         models_timeout_s = settings.search.component_timeout_ms / 1000
         self.caches = QueryCaches(settings.search.cache, lambda: self.inference.models(models_timeout_s))
 
@@ -314,7 +316,8 @@ class SearchService:
         caller_gone: Callable[[], bool] | None = None,
     ) -> SearchResponse:
         """``caller_gone``: whether the caller has closed its connection (the server's check); asked
-        before each OpenSearch call, so a search nobody will read stops there (CallerGoneError)."""
+        before each OpenSearch call, so a search nobody will read stops there (CallerGoneError), and
+        while one runs, so OpenSearch cancels it (search/abandoned.py)."""
         started = time.perf_counter()
         cache = self._cached_response(spec, tenant_id, index)
         if cache.answer is not None:
@@ -323,8 +326,14 @@ class SearchService:
             )
         plan = self.plan(spec, tenant_id, index)
         spec = plan.spec
-        _stop_if_gone(caller_gone, "before the search")
-        execution = self._execute(plan)
+        with self.abandoned.watching(caller_gone) as caller:
+            return self._searched(spec, plan, cache, caller, started)
+
+    def _searched(
+        self, spec: SearchSpec, plan: SearchPlan, cache: ResponseLookup, caller: WatchedCaller, started: float
+    ) -> SearchResponse:
+        caller.stop_if_left("before the search")
+        execution = self._execute(plan, caller)
         response, reranked = execution.response, execution.reranked
         shaping = time.perf_counter()
         hits = response["hits"]["hits"]
@@ -337,8 +346,8 @@ class SearchService:
         sources = [hit.get("_source", {}) for hit in hits]
         absent = absent_records(spec.query, (source.get("identifiers") for source in sources))
         if plan.intents.boosts and not absent:
-            _stop_if_gone(caller_gone, "before the section fetch")
-            chunks, route_errors, route_ms = self._route(plan, chunks, sources)
+            caller.stop_if_left("before the section fetch")
+            chunks, route_errors, route_ms = self._route(plan, chunks, sources, caller)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
@@ -396,15 +405,15 @@ class SearchService:
             self.caches, self.client, self.model_ids, resolved, tenant_id, resolved_index, models, timeout_s
         )
 
-    def _execute(self, plan: SearchPlan) -> Execution:
+    def _execute(self, plan: SearchPlan, caller: WatchedCaller) -> Execution:
         """Send the planned request; if a rerank fails or overruns, send it again without rerank."""
         search = self.settings.search
         if plan.rerank_model_id is None:
-            answer, spent = self._send(plan.request, search.opensearch_timeout_ms / 1000)
+            answer, spent = self._send(plan.request, search.opensearch_timeout_ms / 1000, caller)
             return Execution(answer, False, plan.reranker_error, spent)
         started = time.perf_counter()
         try:
-            answer, spent = self._send(plan.request, search.rerank_timeout_ms / 1000)
+            answer, spent = self._send(plan.request, search.rerank_timeout_ms / 1000, caller)
             return Execution(answer, True, None, spent)
         except TransportError as exc:  # ConnectionTimeout included
             reason = rerank_failure(exc)
@@ -416,11 +425,16 @@ class SearchService:
         plain = self._request(
             plan.intents, plan.tenant_id, plan.index, plan.components, plan.weights, plan.encodings, None
         )
-        answer, spent = self._send(plain, search.opensearch_timeout_ms / 1000)
+        caller.stop_if_left("before the search without rerank")
+        answer, spent = self._send(plain, search.opensearch_timeout_ms / 1000, caller)
         return Execution(answer, False, reason, failed_ms + spent)
 
     def _route(
-        self, plan: SearchPlan, chunks: list[ChunkResult], sources: Sequence[Mapping[str, Any]]
+        self,
+        plan: SearchPlan,
+        chunks: list[ChunkResult],
+        sources: Sequence[Mapping[str, Any]],
+        caller: WatchedCaller,
     ) -> tuple[list[ChunkResult], list[str], float]:
         """Clinical routing after fusion (control_plane/clinical/routing.py): the routed sections of the
         records the query is about move up; sections the fused list missed are fetched. ``sources``: the
@@ -448,6 +462,7 @@ class SearchService:
                     self.settings.search.opensearch_timeout_ms / 1000,
                     ignore_unavailable=searches_tenant_pattern(self.settings, plan.tenant_id, plan.index),
                     facets_only=plan.intents.spec.granularity == "facet",
+                    caller=caller,
                 )
             except (ConnectionTimeout, TransportError) as exc:
                 log.warning("routed sections not fetched", extra={"error": str(exc)[:300]})
@@ -455,26 +470,22 @@ class SearchService:
         spent = (time.perf_counter() - started) * 1000 if params.fetch_sections else 0.0
         return route_chunks(chunks, plan.intents.boosts, params, fetched, topical), errors, spent
 
-    def _send(self, request: OpenSearchRequest, timeout_s: float) -> tuple[dict[str, Any], float]:
+    def _send(
+        self, request: OpenSearchRequest, timeout_s: float, caller: WatchedCaller = UNWATCHED
+    ) -> tuple[dict[str, Any], float]:
         """OpenSearch's answer and the milliseconds it took (client side, retries included). A transient
         answer (a node shutting down mid-search, a cluster-manager election) is sent again with the
         direct clients' bounded retry and classifier (``resilience/retry.py``) while the wait still
         fits in ``timeout_s``, so a rolling restart costs the caller a wait, not a 503; a timeout is
-        never retried (its budget is spent)."""
+        never retried (its budget is spent), nor is a search cancelled because its caller left."""
         params = {**request.params, "request_timeout": timeout_s}
         started = time.perf_counter()
         answer: dict[str, Any] = retry_search(
-            partial(self.client.search, index=request.index, body=request.body, params=params),
+            partial(caller.search, self.client, index=request.index, body=request.body, params=params),
             what="api search",
             within_s=timeout_s,
         )
         return answer, (time.perf_counter() - started) * 1000
-
-
-def _stop_if_gone(caller_gone: Callable[[], bool] | None, stage: str) -> None:
-    if caller_gone is not None and caller_gone():
-        log.info("search abandoned: the caller left", extra={"stage": stage})
-        raise CallerGoneError(f"the caller closed its connection {stage}; the search stopped there")
 
 
 def _timed(call: Any) -> Any:

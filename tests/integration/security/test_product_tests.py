@@ -1,11 +1,16 @@
 """The product's own integration tests of the query, evaluation and snapshot paths, run as written on
 the secured 2.19.1 node by the control plane's service account (this package's conftest gives them its
-``client``, ``settings`` and ``applied``): the chunk template and analyzers, BM25, ``neural_sparse``,
-k-NN and ``hybrid`` through each pipeline, fusion as the spec computes it, an index restored from a
-snapshot answering as before, the eval-runs store restored from a snapshot, and evaluations stored,
-gauged, alerted and reported. Whatever the service account is refused, or 2.19.1 does differently,
+``client``, ``settings`` and ``applied``): a search whose caller left cancelled by its task, the chunk
+template and analyzers, BM25, ``neural_sparse``, k-NN and ``hybrid`` through each pipeline, fusion as the
+spec computes it, an index restored from a snapshot answering as before, the eval-runs store restored
+from a snapshot, and evaluations stored, gauged, alerted and reported. Whatever the service account is refused, or 2.19.1 does differently,
 fails here as it would for an operator."""
 
+from integration.test_abandoned_searches import (
+    slow_index,
+    test_a_search_whose_caller_left_is_cancelled_in_opensearch,
+    test_a_search_whose_caller_stays_runs_to_its_answer,
+)
 from integration.test_chunk_search import (
     test_biomedical_analyzer_stems_and_drops_stopwords,
     test_hybrid_search_through_each_pipeline,
@@ -34,11 +39,14 @@ from integration.test_fusion_pipelines import (
 from integration.test_snapshots import test_a_restored_index_answers_as_before
 
 __all__ = [
+    "slow_index",
     "spec_index",
     "stack",
     "store",
     "test_a_restored_index_answers_as_before",
     "test_a_run_survives_queries_that_fail_for_real",
+    "test_a_search_whose_caller_left_is_cancelled_in_opensearch",
+    "test_a_search_whose_caller_stays_runs_to_its_answer",
     "test_biomedical_analyzer_stems_and_drops_stopwords",
     "test_cli_writes_trec_runs_results_and_report",
     "test_component_rankings_are_the_spec_ones",

@@ -3,8 +3,8 @@ the secured 2.19.1 node by the control plane's service account (this package's c
 ``client``, ``settings`` and ``applied``): a search whose caller left cancelled by its task, the chunk
 template and analyzers, BM25, ``neural_sparse``, k-NN and ``hybrid`` through each pipeline, fusion as the
 spec computes it, an index restored from a snapshot answering as before, the eval-runs store restored
-from a snapshot, and evaluations stored, gauged, alerted and reported. Whatever the service account is refused, or 2.19.1 does differently,
-fails here as it would for an operator."""
+from a snapshot, and evaluations stored, gauged, alerted and reported. Whatever the service account is
+refused, or 2.19.1 does differently, fails here as it would for an operator."""
 
 from integration.test_abandoned_searches import (
     slow_index,

@@ -40,7 +40,7 @@ from control_plane.events.building import RETRIEVAL_COMPLETED
 from control_plane.events.emitter import EventEmitter
 from control_plane.json_bodies import decode_json
 from control_plane.ledger.store import JobLedger
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENTS
 from control_plane.search.answer_metadata import boost_info
 from control_plane.search.results import ChunkResult, SearchResponse
 from control_plane.search.service import SearchService
@@ -221,8 +221,8 @@ def _observe(metrics: ApiMetrics, answer: SearchResponse) -> None:
     for result in answer.results:
         if isinstance(result, ChunkResult):
             metrics.topk_results.inc()
-            for component in COMPONENT_ORDER:
-                if getattr(result.component_scores, component) is not None:
+            for component in COMPONENTS:
+                if getattr(result.component_scores, component, None) is not None:
                     metrics.topk_component_hits.labels(component).inc()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENTS
 from control_plane.search.results import ChunkResult, SearchResponse
 
 
@@ -23,8 +23,8 @@ def contributions(answer: SearchResponse) -> dict[str, int]:
     """Per component used: how many returned chunks it retrieved (its score is set on them)."""
     chunks = returned_chunks(answer)
     return {
-        component: sum(1 for c in chunks if getattr(c.component_scores, component) is not None)
-        for component in COMPONENT_ORDER
+        component: sum(1 for c in chunks if getattr(c.component_scores, component, None) is not None)
+        for component in COMPONENTS
         if component in answer.metadata.components_used
     }
 

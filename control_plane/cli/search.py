@@ -13,7 +13,7 @@ import requests
 
 from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, Subcommands, guide
 from control_plane.config.settings import Settings
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENTS
 
 ENV_API_KEY = "BIOHYBRID_API_KEY"
 
@@ -83,7 +83,7 @@ def _print(answer: dict[str, Any]) -> None:
     for rank, result in enumerate(answer["results"], start=1):
         chunk = result["chunks"][0] if "chunks" in result else result
         scores = chunk["component_scores"]
-        parts = " ".join(f"{name}={scores[name]:.2f}" for name in COMPONENT_ORDER if scores[name])
+        parts = " ".join(f"{name}={scores[name]:.2f}" for name in COMPONENTS if scores.get(name))
         snippet = " ".join(chunk["text"].split())[:90]
         print(
             f"  {rank}. {result['score']:.4f} {result['doc_id']} [{chunk.get('intent_hint') or '-'}] {parts}"

@@ -22,7 +22,7 @@ from opensearchpy import OpenSearch
 
 from control_plane.cluster.client import make_client
 from control_plane.config.opensearch_settings import OpenSearchSettings
-from control_plane.query.components import COMPONENT_ORDER, VECTOR_FIELDS, product_text_hybrid
+from control_plane.query.components import COMPONENTS, VECTOR_FIELDS, product_text_hybrid
 from control_plane.resilience.retry import retry_search
 from control_plane.search.odata.clauses import filter_clause
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
@@ -132,7 +132,7 @@ class BiohybridRetriever:
             lambda: self._opensearch().search(index=self.index, body=body, params=params),
             what="haystack retriever",
         )
-        chunks = [chunk_result(hit, False, COMPONENT_ORDER) for hit in answer["hits"]["hits"]]
+        chunks = [chunk_result(hit, False, tuple(COMPONENTS)) for hit in answer["hits"]["hits"]]
         return ordered_chunks(chunks, keys)[skip : skip + size]
 
     def _from_api(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from opensearchpy.exceptions import ConnectionTimeout
 
 from control_plane.config.fusion_settings import FusionSettings
+from control_plane.query.components import COMPONENTS
 
 GPU_PROVIDER = "CUDAExecutionProvider"
 
@@ -20,13 +21,16 @@ GPU_PROVIDER = "CUDAExecutionProvider"
 def usable_components(
     requested: Sequence[str], encoded: Collection[str], *, doc_only_sparse_id: str | None = None
 ) -> list[str]:
-    """The requested components that can run, in request order: BM25 always; SPLADE and dense when their
-    query encoding came back (or SPLADE's doc-only model, which OpenSearch runs itself, is deployed)."""
+    """The requested components that can run, in request order: one OpenSearch analyses the text for
+    (BM25) always; one the query side encodes when its encoding came back (or, for the sparse one, the
+    doc-only model OpenSearch runs itself is deployed)."""
     return [
-        name
-        for name in requested
-        if name == "bm25" or name in encoded or (name == "splade" and doc_only_sparse_id is not None)
+        name for name in requested if _can_run(COMPONENTS[name].encoder, name in encoded, doc_only_sparse_id)
     ]
+
+
+def _can_run(encoder: str | None, encoded: bool, doc_only_sparse_id: str | None) -> bool:
+    return encoder is None or encoded or (encoder == "sparse" and doc_only_sparse_id is not None)
 
 
 def component_weights(

@@ -21,13 +21,12 @@ import requests
 
 from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
+from control_plane.query.components import COMPONENTS, EncoderRole
 from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
 from control_plane.resilience.policy import GPU_PROVIDER, is_gpu_failure
 from control_plane.serving import CALLER_HEADER
 
 PROVIDERS_TTL_S = 30.0
-# What a GPU-bound role is called among the search components.
-_COMPONENT_ROLES = {"dense": "dense", "splade": "sparse"}
 
 
 class ComponentError(BiohybridError):
@@ -91,8 +90,12 @@ class InferenceClient:
             models.dense,
             models.sparse,
             breakers=BreakerBoard(BreakerSettings(search.breaker_failures, search.breaker_reset_s)),
-            gpu_bound=frozenset(c for c, role in _COMPONENT_ROLES.items() if role in models.gpu_bound),
+            gpu_bound=frozenset(c.name for c in COMPONENTS.values() if c.encoder in models.gpu_bound),
         )
+
+    def encoder(self, role: EncoderRole) -> tuple[str, Callable[[str, float], Any]]:
+        """The model that encodes a query for a component of that role, and its call."""
+        return (self.dense_model, self.dense) if role == "dense" else (self.sparse_model, self.sparse)
 
     def dense(self, text: str, timeout_s: float) -> list[float]:
         body = {"input": [text], "input_type": "query"}  # the service adds the model's query prefix

@@ -20,14 +20,12 @@ from control_plane.config.settings import Settings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.query.components import (
     BM25_FIELD_BOOSTS,
-    COMPONENT_ORDER,
     VECTOR_FIELDS,
+    ClauseInput,
+    QueryEncodings,
     SparseAnn,
-    bm25_clause,
-    dense_vector_clause,
+    component_clauses,
     product_hybrid,
-    sparse_text_clause,
-    sparse_tokens_clause,
 )
 from control_plane.resources.catalog import (
     render_params,
@@ -44,16 +42,6 @@ from control_plane.search.spec import Filters, SearchSpec
 
 PIPELINE_FILES = {"weighted": "hybrid-minmax.json", "rrf": "hybrid-rrf.json"}
 EXCLUDED_SOURCE = [*VECTOR_FIELDS, "table_html", "content_hash"]
-
-
-@dataclass(frozen=True)
-class QueryEncodings:
-    """What the query side computed before the request: a dense vector, SPLADE query terms, or (in
-    doc-only sparse mode) the ml-commons tokenizer model that encodes the text inside OpenSearch."""
-
-    dense_vector: Sequence[float] | None = None
-    sparse_tokens: Mapping[str, float] | None = None
-    sparse_model_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,45 +88,6 @@ def fetch_window(spec: SearchSpec, rerank_top_n: int, routing_depth: int = 0) ->
     window = _depth(spec) * len(spec.components) if spec.granularity == "document" else spec.from_ + spec.size
     window = max(window, routing_depth)
     return max(window, rerank_top_n) if spec.rerank else window
-
-
-def component_clauses(
-    text: str,
-    components: Sequence[str],
-    encodings: QueryEncodings,
-    depth: int,
-    sparse_ann: SparseAnn | None = None,
-    bm25_fields: Mapping[str, float] = BM25_FIELD_BOOSTS,
-    semantic_text: str | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Each component's clause from what the query side computed (``product_hybrid`` adds the rest).
-    ``bm25_fields``: the BM25 field weights (facet_json raised for a clinical intent,
-    control_plane/clinical/facet_boost.py). ``sparse_ann``: the SPLADE field is SEISMIC (its query-time
-    parameters; query tokens are then ids). ``semantic_text``: the text a doc-only sparse clause sends
-    (default ``text``)."""
-    clauses: dict[str, dict[str, Any]] = {}
-    for name in components:
-        if name == "bm25":
-            clauses[name] = bm25_clause(text, bm25_fields)
-        elif name == "splade":
-            clauses[name] = _sparse_clause(semantic_text or text, encodings, sparse_ann)
-        elif name == "dense":
-            if encodings.dense_vector is None:
-                raise ValueError("the dense component needs a query vector")
-            clauses[name] = dense_vector_clause(encodings.dense_vector, depth)
-        else:
-            raise ValueError(f"unknown component {name!r}; expected one of {COMPONENT_ORDER}")
-    return clauses
-
-
-def _sparse_clause(text: str, encodings: QueryEncodings, ann: SparseAnn | None) -> dict[str, Any]:
-    """Pre-encoded term weights, else the text for a doc-only tokenizer model (the clause builders of
-    control_plane/query/components.py, shared with the direct-query path)."""
-    if encodings.sparse_tokens is not None:
-        return sparse_tokens_clause(encodings.sparse_tokens, ann)
-    if encodings.sparse_model_id is not None:
-        return sparse_text_clause(text, encodings.sparse_model_id, ann)
-    raise ValueError("the splade component needs query tokens or a doc-only tokenizer model id")
 
 
 def sparse_ann(settings: Settings, depth: int) -> SparseAnn | None:
@@ -252,7 +201,8 @@ def build_request(
     facets_only = spec.granularity == "facet"
     filters = {"bool": {"filter": filter_clauses(tenant_id, spec.filters, facets_only=facets_only)}}
     ann = sparse_ann(settings, depth)
-    clauses = component_clauses(spec.query, components, encodings, depth, ann, bm25_fields, semantic_text)
+    made_from = ClauseInput(spec.query, depth, semantic_text, bm25_fields, encodings, ann)
+    clauses = component_clauses(components, made_from, by="encoding")
     hybrid = product_hybrid(
         spec.query,
         clauses,

@@ -7,9 +7,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENTS
 from control_plane.search.facet_types import Facet
 from control_plane.search.facets import parse_facets
 
@@ -22,7 +22,10 @@ class Highlight(BaseModel):
 
 class ComponentScores(BaseModel):
     """Each component's score for the hit as OpenSearch computed it; null when that component did
-    not retrieve the hit (or was not used)."""
+    not retrieve the hit (or was not used). A deployment's own component beyond these three is carried
+    under its name."""
+
+    model_config = ConfigDict(extra="allow")
 
     bm25: float | None = None
     splade: float | None = None
@@ -207,12 +210,8 @@ def component_scores(hit: Mapping[str, Any], reranked: bool) -> ComponentScores:
     """Raw per-component scores from the hit's named queries (include_named_queries_score)."""
     matched = hit.get("matched_queries") or {}
     scores = matched if isinstance(matched, Mapping) else {}
-    return ComponentScores(
-        bm25=_float(scores.get("bm25")),
-        splade=_float(scores.get("splade")),
-        dense=_float(scores.get("dense")),
-        reranker=float(hit["_score"]) if reranked else None,
-    )
+    values = {name: _float(scores.get(name)) for name in COMPONENTS}
+    return ComponentScores(**values, reranker=float(hit["_score"]) if reranked else None)
 
 
 def normalized_scores(hit: Mapping[str, Any], components: Sequence[str]) -> ComponentScores | None:
@@ -222,7 +221,7 @@ def normalized_scores(hit: Mapping[str, Any], components: Sequence[str]) -> Comp
     if not isinstance(explanation, Mapping):
         return None
     matched = hit.get("matched_queries") or {}
-    present = [name for name in COMPONENT_ORDER if name in components and name in matched]
+    present = [name for name in COMPONENTS if name in components and name in matched]
     details = _fusion_details(explanation)
     if len(details) != len(present):
         return None

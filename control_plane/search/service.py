@@ -25,7 +25,7 @@ from control_plane.clinical.query_types import classify_query
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError, BiohybridError, UnavailableError
 from control_plane.models.sparse import token_id_vocabulary
-from control_plane.query.components import token_id_weights
+from control_plane.query.components import COMPONENTS, EncoderRole, QueryEncodings, token_id_weights
 from control_plane.query.named_records import absent_records
 from control_plane.resilience.retry import retry_search
 from control_plane.resources.versions import (
@@ -52,7 +52,7 @@ from control_plane.search.postprocess import shape_results, source_side_fields
 from control_plane.search.query_cache.caches import Encoding, QueryCaches
 from control_plane.search.query_cache.lookup import ResponseLookup, answer_models, lookup_response
 from control_plane.search.query_cache.responses import cacheable, served_from_cache
-from control_plane.search.request import OpenSearchRequest, QueryEncodings, build_request
+from control_plane.search.request import OpenSearchRequest, build_request
 from control_plane.search.results import (
     CacheInfo,
     CacheStatus,
@@ -249,18 +249,19 @@ class SearchService:
     def _encode(
         self, spec: SearchSpec, text: str
     ) -> tuple[QueryEncodings, list[str], list[str], dict[str, float], dict[str, CacheStatus]]:
-        """Encode ``text`` (the query, or its clinical topic) for splade and dense, each from the encoding
+        """Encode ``text`` (the query, or its clinical topic) for each requested component a model of the
+        inference service encodes for (its record's ``encoder``: dense, sparse), each from the encoding
         cache when it holds it."""
         timeout_s = self.settings.search.component_timeout_ms / 1000
-        doc_only = "splade" in spec.components and self.settings.models.sparse_query_mode == "doc-only"
+        roles: dict[str, EncoderRole | None] = {name: COMPONENTS[name].encoder for name in spec.components}
+        doc_only = "sparse" in roles.values() and self.settings.models.sparse_query_mode == "doc-only"
         doc_only_id = self.model_ids.current().get("sparse_query") if doc_only else None
-        encoders: dict[str, tuple[str, Callable[[str, float], Encoding]]] = {}
         # a SEISMIC chunk index cannot be a k-NN index (one plugin codec per index): no dense to search
         no_knn = self.settings.index.sparse.method == "seismic"
-        if "dense" in spec.components and not no_knn:
-            encoders["dense"] = (self.inference.dense_model, self.inference.dense)
-        if "splade" in spec.components and not doc_only:
-            encoders["splade"] = (self.inference.sparse_model, self.inference.sparse)
+        skipped = {"dense": no_knn, "sparse": doc_only}  # sparse doc-only: OpenSearch encodes the text
+        encoders = {
+            n: self.inference.encoder(r) for n, r in roles.items() if r is not None and not skipped[r]
+        }
         lookups = {name: self.caches.encoding(name, model, text) for name, (model, _) in encoders.items()}
         calls: dict[str, Callable[[], Any]] = {
             name: _timed(partial(encode, text, timeout_s))
@@ -276,12 +277,14 @@ class SearchService:
         errors = [failure.code for failure in failures]
         for failure in failures:
             log.warning("component dropped", extra={"component": failure.component, "reason": failure.detail})
-        if doc_only and not doc_only_id:
-            errors.append("splade_unavailable")
-        if no_knn and "dense" in spec.components:
-            errors.append("dense_not_indexed")
+        for name, role in roles.items():
+            if role == "sparse" and doc_only and not doc_only_id:
+                errors.append(f"{name}_unavailable")
+            if role == "dense" and no_knn:
+                errors.append(f"{name}_not_indexed")
         usable = usable_components(spec.components, vectors, doc_only_sparse_id=doc_only_id)
-        dense, sparse = vectors.get("dense"), vectors.get("splade")
+        by_role = {roles[name]: value for name, value in vectors.items()}
+        dense, sparse = by_role.get("dense"), by_role.get("sparse")
         sparse_tokens = sparse if isinstance(sparse, dict) else None
         if sparse_tokens is not None and self.settings.index.sparse.method == "seismic":
             # a SEISMIC field is keyed by token ids (doc-only text: neural-search asks the model for ids)

@@ -5,17 +5,35 @@ from __future__ import annotations
 
 import math
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from control_plane.clinical.client_forms import MAX_QUESTION_CHARS
 from control_plane.fusion.methods import FusionMethod
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENT_ORDER, COMPONENTS
 from control_plane.search.odata.expression import SortKey
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
 
-Component = Literal["bm25", "splade", "dense"]
+
+def _known_component(name: str) -> str:
+    """A component of ``COMPONENTS`` (read when a spec is validated, so one added there is known)."""
+    if name not in COMPONENTS:
+        raise ValueError(f"unknown component {name!r}: one of {list(COMPONENTS)}")
+    return name
+
+
+Component = Annotated[
+    str, AfterValidator(_known_component), WithJsonSchema({"type": "string", "enum": list(COMPONENT_ORDER)})
+]
 Granularity = Literal["chunk", "document", "facet"]
 WEIGHT_TOLERANCE = 0.01
 # The window check's depth when a spec leaves it to configuration (checked again once resolved).
@@ -70,10 +88,9 @@ class SearchSpec(BaseModel):
     size: int = Field(10, ge=1, le=200, description="results per page (k)")
     from_: int = Field(0, ge=0, alias="from", description="offset of the page")
     components: tuple[Component, ...] = Field(
-        COMPONENT_ORDER,  # type: ignore[arg-type]
+        COMPONENT_ORDER,
         min_length=1,
-        max_length=len(COMPONENT_ORDER),
-        json_schema_extra={"uniqueItems": True},
+        json_schema_extra={"uniqueItems": True, "maxItems": len(COMPONENT_ORDER)},
     )
     fusion_method: FusionMethod = "rrf"
     weights: dict[Component, float] | None = None
@@ -118,10 +135,10 @@ class SearchSpec(BaseModel):
     @classmethod
     def _components(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
-            raise ValueError(f"components must be a non-empty subset of {list(COMPONENT_ORDER)}")
+            raise ValueError(f"components must be a non-empty subset of {list(COMPONENTS)}")
         if len(set(value)) != len(value):
             raise ValueError(f"components repeat a name: {list(value)}")
-        return tuple(name for name in COMPONENT_ORDER if name in value)
+        return tuple(name for name in COMPONENTS if name in value)
 
     @model_validator(mode="after")
     def _page_within_candidates(self) -> SearchSpec:

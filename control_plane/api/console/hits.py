@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.pipeline import absent_note, intents_label, route_note
 from control_plane.clinical.routing import route_factor
-from control_plane.query.components import COMPONENT_ORDER
+from control_plane.query.components import COMPONENTS
 from control_plane.resources.catalog import HAYSTACK_FIELDS, HAYSTACK_SUFFIX
 from control_plane.search.pipeline_query import CLINICAL_PREFIX, reranked
 from control_plane.search.postprocess import highlighted
@@ -93,7 +93,7 @@ def search_route_note(chunk: ChunkResult, metadata: SearchMetadata, boosts_on: b
         return f"intents={intents}; no boost"
     factor = route_factor(candidate(chunk), [boost(b) for b in metadata.boosts])
     scores = chunk.component_scores
-    if all(value is None for value in (scores.bm25, scores.splade, scores.dense)):
+    if all(getattr(scores, name, None) is None for name in COMPONENTS):
         # No component retrieved it: a routed section the fetch added to the fused list.
         return f"intents={intents}; section boost x{factor:.2f}; fetched by routing (no component found it)"
     return (
@@ -135,6 +135,6 @@ def pipeline_hits(hits: Sequence[Mapping[str, Any]], pipeline: str, question: st
     found = []
     for rank, hit in enumerate(hits, start=1):
         source = client_source(hit.get("_source") or {}, pipeline)
-        chunk = chunk_result({**hit, "_source": source}, reranked(pipeline), COMPONENT_ORDER)
+        chunk = chunk_result({**hit, "_source": source}, reranked(pipeline), tuple(COMPONENTS))
         found.append(console_hit(rank, highlighted(chunk, question), pipeline_route_note(source, pipeline)))
     return found

@@ -12,6 +12,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
 from control_plane.config.settings import Settings
+from control_plane.query.components import COMPONENTS
 from control_plane.search.model_ids import ModelIds
 from control_plane.search.query_cache.caches import QueryCaches
 from control_plane.search.query_cache.index_state import index_state
@@ -38,9 +39,10 @@ class AnswerModels:
 
 
 def answer_models(spec: SearchSpec, settings: Settings, dense_model: str, sparse_model: str) -> AnswerModels:
-    doc_only = "splade" in spec.components and settings.models.sparse_query_mode == "doc-only"
-    served = [dense_model] if "dense" in spec.components else []
-    if "splade" in spec.components and not doc_only:
+    roles = {COMPONENTS[name].encoder for name in spec.components}
+    doc_only = "sparse" in roles and settings.models.sparse_query_mode == "doc-only"
+    served = [dense_model] if "dense" in roles else []
+    if "sparse" in roles and not doc_only:
         served.append(sparse_model)
     ml_roles = ["sparse_query"] if doc_only else []
     if spec.rerank:

@@ -7,9 +7,9 @@ from control_plane.clinical.facet_boost import bm25_field_boosts, facet_boost_fa
 from control_plane.clinical.intents import Boost, DetectedIntent
 from control_plane.config.search_settings import FacetSettings
 from control_plane.config.settings import Settings
-from control_plane.query.components import bm25_clause
+from control_plane.query.components import QueryEncodings, bm25_clause
 from control_plane.search.intent_plan import plan_intents
-from control_plane.search.request import QueryEncodings, build_request, filter_clauses
+from control_plane.search.request import build_request, filter_clauses
 from control_plane.search.sections import section_query
 from control_plane.search.spec import Filters, SearchSpec
 

@@ -3,9 +3,9 @@ from typing import Any
 import pytest
 
 from control_plane.config.settings import Settings
-from control_plane.query.components import product_text_hybrid
+from control_plane.query.components import QueryEncodings, product_text_hybrid
 from control_plane.resources.versions import Version
-from control_plane.search.request import QueryEncodings, build_request, fetch_window, filter_clauses
+from control_plane.search.request import build_request, fetch_window, filter_clauses
 from control_plane.search.spec import Filters, SearchSpec
 
 ENCODINGS = QueryEncodings(dense_vector=[0.1, 0.2], sparse_tokens={"statin": 1.5})

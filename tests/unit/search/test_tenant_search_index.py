@@ -12,9 +12,10 @@ import pytest
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.config.tenancy import TenantIndexError
+from control_plane.query.components import QueryEncodings
 from control_plane.search.index_choice import search_index, searches_tenant_pattern
 from control_plane.search.model_ids import PinnedModelIds
-from control_plane.search.request import QueryEncodings, build_request
+from control_plane.search.request import build_request
 from control_plane.search.service import SearchService
 from control_plane.search.spec import SearchSpec
 

@@ -1,4 +1,5 @@
-"""Query types, which pick the fusion weights of a search that names none.
+"""Query types: a search that names no weights gets its type's (the fusion settings choose them,
+config/fusion_settings.py `weighted_weights`).
 
 Rule, applied in order (first hit wins):
 

@@ -1,11 +1,15 @@
 """Settings ``fusion``: how the three sub-queries (bm25, splade, dense) are fused: min-max weights,
-reciprocal rank fusion, and weights per query type."""
+reciprocal rank fusion, and weights per query type; and the choice of a search's weights from them
+(``FusionSettings.weighted_weights``, ``rrf_weights``), which /v1/search makes."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from pydantic import Field, model_validator
 
 from control_plane.config.strict import StrictSettings
+from control_plane.fusion.weights import weights_in_use
 
 WEIGHT_SUM_TOLERANCE = 0.01
 
@@ -77,3 +81,27 @@ class FusionSettings(StrictSettings):
         "(fusion.weights_by_query_type), false always fusion.weights",
     )
     weights_by_query_type: QueryTypeWeights = QueryTypeWeights()
+
+    def weighted_weights(
+        self, requested: Mapping[str, float] | None, query_type: str, components: Sequence[str]
+    ) -> dict[str, float]:
+        """Min-max's weights for a search: the request's, else the configured ones (its query type's
+        when enabled and set), kept for the components in use and rescaled to sum to 1."""
+        if requested is not None:
+            return weights_in_use(requested, components)
+        typed = (
+            getattr(self.weights_by_query_type, query_type, None)
+            if self.weights_by_query_type_enabled
+            else None
+        )
+        return weights_in_use((typed or self.weights).model_dump(), components)
+
+    def rrf_weights(
+        self, requested: Mapping[str, float] | None, components: Sequence[str]
+    ) -> dict[str, float] | None:
+        """Weighted RRF's weights for a search: the request's, else ``rrf.weights``, kept for the
+        components in use and rescaled to sum to 1; None when neither names any (classic RRF)."""
+        chosen = requested if requested is not None else self.rrf.weights
+        if chosen is None:
+            return None
+        return weights_in_use(chosen if isinstance(chosen, Mapping) else chosen.model_dump(), components)

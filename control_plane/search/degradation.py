@@ -1,18 +1,18 @@
 """What a search does when a part of the stack fails: pure decisions, so they are tested without a cluster.
 
 SearchService gathers the facts (which encodings came back, which models are deployed, what OpenSearch
-raised) and these functions decide: which components stay in the request, with what weights, whether
-the request is reranked, and why a rerank was given up.
+raised) and these functions decide: which components stay in the request, whether the request is reranked,
+and why a rerank was given up (the weights of the components that stay: the fusion settings,
+config/fusion_settings.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from opensearchpy.exceptions import ConnectionTimeout
 
-from control_plane.config.fusion_settings import FusionSettings
 from control_plane.query.components import COMPONENTS
 
 GPU_PROVIDER = "CUDAExecutionProvider"
@@ -31,45 +31,6 @@ def usable_components(
 
 def _can_run(encoder: str | None, encoded: bool, doc_only_sparse_id: str | None) -> bool:
     return encoder is None or encoded or (encoder == "sparse" and doc_only_sparse_id is not None)
-
-
-def component_weights(
-    requested: Mapping[str, float] | None,
-    fusion: FusionSettings,
-    query_type: str,
-    components: Sequence[str],
-) -> dict[str, float]:
-    """The request's weights, else the configured ones (per query type when enabled and set), kept for
-    the components in use and rescaled to sum to 1 (equal weights when none is left above 0)."""
-    if requested is not None:
-        chosen: Mapping[str, float] = requested
-    else:
-        typed = (
-            getattr(fusion.weights_by_query_type, query_type, None)
-            if fusion.weights_by_query_type_enabled
-            else None
-        )
-        chosen = (typed or fusion.weights).model_dump()
-    return _rescaled(chosen, components)
-
-
-def rrf_weights(
-    requested: Mapping[str, float] | None, fusion: FusionSettings, components: Sequence[str]
-) -> dict[str, float] | None:
-    """Weighted RRF's weights: the request's, else ``fusion.rrf.weights``, kept for the components in use
-    and rescaled to sum to 1 (OpenSearch demands it); None when neither names any (classic RRF)."""
-    chosen = requested if requested is not None else fusion.rrf.weights
-    if chosen is None:
-        return None
-    return _rescaled(chosen if isinstance(chosen, Mapping) else chosen.model_dump(), components)
-
-
-def _rescaled(chosen: Mapping[str, float], components: Sequence[str]) -> dict[str, float]:
-    kept = {name: float(chosen.get(name, 0.0)) for name in components}
-    total = sum(kept.values())
-    if total <= 0:
-        return {name: 1.0 / len(components) for name in components}
-    return {name: value / total for name, value in kept.items()}
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,8 @@ from control_plane.search.abandoned import UNWATCHED, AbandonedSearches, Watched
 from control_plane.search.answer_metadata import boost_info, fusion_info, intent_info, profile_ms
 from control_plane.search.degradation import (
     RerankChoice,
-    component_weights,
     rerank_choice,
     rerank_failure,
-    rrf_weights,
     usable_components,
 )
 from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
@@ -191,8 +189,8 @@ class SearchService:
         """Min-max's weights (the request's or the query type's), or weighted RRF's (the request's or
         ``fusion.rrf.weights``; None for classic RRF), which the node must be able to apply."""
         if spec.fusion_method != "rrf":
-            return component_weights(requested, self.settings.fusion, query_type, components)
-        weights = rrf_weights(requested, self.settings.fusion, components)
+            return self.settings.fusion.weighted_weights(requested, query_type, components)
+        weights = self.settings.fusion.rrf_weights(requested, components)
         version = self._node_version()
         if weights is not None and version < WEIGHTED_RRF_SINCE:
             if requested is not None:

@@ -7,7 +7,7 @@
 Per query and fusion method, one /v1/search-equivalent search (SearchService, chunk granularity) with
 boosts off gives the fused chunks; the detected intents give the boosts; the routed sections of the
 most topical records are fetched once. Every routing setting is then the pure re-ordering of
-control_plane/clinical/routing.py over those lists, so a grid costs no further search. The chosen (or
+control_plane/clinical/section_routing.py over those lists, so a grid costs no further search. The chosen (or
 ``--fixed``) setting is also run end to end through SearchService with boosts on, and the report says
 whether that agrees with the offline figure.
 

@@ -1,6 +1,6 @@
 """The clinical benchmark's figures, pure over what was captured: every routing variant re-ordered
-offline (control_plane/clinical/routing.py, the function /v1/search routes with), scored at chunk level and
-compared with boosts off overall, per query group and over the routing grid."""
+offline (control_plane/clinical/section_routing.py, the function /v1/search routes with), scored at chunk
+level and compared with boosts off overall, per query group and over the routing grid."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from control_plane.clinical.intents import Boost
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.measures.metrics import Judgments, ndcg_at_k, precision_at_k
 from control_plane.measures.significance import paired_randomization_test
-from control_plane.search.routing import route_chunks, topical_records
+from control_plane.search.section_routing import route_chunks, topical_records
 from control_plane.testsets.catalog import Query
 
 GRID = {

@@ -17,7 +17,7 @@ from control_plane.config.settings import Settings
 from control_plane.fusion.methods import FusionMethod
 from control_plane.search.intent_plan import plan_intents
 from control_plane.search.results import ChunkResult
-from control_plane.search.routing import topical_records
+from control_plane.search.section_routing import topical_records
 from control_plane.search.sections import fetch_sections
 from control_plane.search.service import SearchService
 from control_plane.search.spec import Filters, SearchSpec

@@ -23,8 +23,8 @@ most ``max_gap_words`` words in each gap). Clinicians put the topic inside the q
 mepolizumab help", "what is LJPC-501 given for"), so a phrase that must be contiguous misses it.
 
 A boost is a factor (>= 1) for the chunks its filter matches. /v1/search applies it after fusion and
-only inside the records the query is about (control_plane/clinical/routing.py), never to every chunk of
-a kind.
+only inside the records the query is about (control_plane/clinical/section_routing.py), never to every
+chunk of a kind.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class DetectedIntent:
 @dataclass(frozen=True)
 class Boost:
     """Chunks whose ``field`` holds one of ``values`` earn ``factor`` (> 1); routing lifts such a chunk
-    of a topical record by weight x (factor - 1) x topicality (control_plane/clinical/routing.py)."""
+    of a topical record by weight x (factor - 1) x topicality (control_plane/clinical/section_routing.py)."""
 
     field: str
     values: tuple[str | bool, ...]

@@ -8,16 +8,16 @@ with the client's knn) — becomes the product's hybrid query (control_plane/que
 plus the source restriction the question's intents ask for (the same ``plan_clinical`` /v1/search
 runs). The client's filters are only ever added to, so a pipeline never widens what a request may see.
 
-Response side, ``route``: the fused window's hits (the routing fields of each ``_source``: chunk_id,
-doc_id, intent_hint, is_table, near_empty, identifiers, the title_path and topics a question about many
-records judges them by, and the fused score that a
-``rerank by_field ... keep_previous_score`` step wrote as ``previous_score``, since ml_inference cannot
-read ``_score``) and the request's query give each hit its routed score (control_plane/clinical/routing.py,
-the same formula /v1/search applies), and a short note of the route applied to it. The rewrite adds
-those fields to a client's ``_source`` (``with_routing_fields``), so routing holds whatever the client
-asks to see; the hits then carry them too. After the cut to the page, ``page_metadata`` builds each page
-hit's ``metadata`` object (what a RAG library's document shows) from its fields and that note: built for
-the page alone, because ml-commons re-reads a model's whole answer for every hit it writes.
+Response side, ``route``: the fused window's hits (the routing fields of each ``_source``: chunk_id, doc_id,
+intent_hint, is_table, near_empty, identifiers, the title_path and topics a question about many records judges
+them by, and the fused score that a ``rerank by_field ... keep_previous_score`` step wrote as
+``previous_score``, since ml_inference cannot read ``_score``) and the request's query give each hit its
+routed score (control_plane/clinical/section_routing.py, the same formula /v1/search applies), and a short
+note of the route applied to it. The rewrite adds those fields to a client's ``_source``
+(``with_routing_fields``), so routing holds whatever the client asks to see; the hits then carry them too.
+After the cut to the page, ``page_metadata`` builds each page hit's ``metadata`` object (what a RAG library's
+document shows) from its fields and that note: built for the page alone, because ml-commons re-reads a model's
+whole answer for every hit it writes.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from control_plane.clinical.client_forms import (
 )
 from control_plane.clinical.intents import IntentConfig
 from control_plane.clinical.planning import ClinicalPlan, plan_clinical
-from control_plane.clinical.routing import (
+from control_plane.clinical.section_routing import (
     Candidate,
     route_factor,
     routed_scores,
@@ -350,7 +350,7 @@ def route(
         return unrouted(hits, "duplicate_ids", "two hits share a chunk_id (route one index's hits at a time)")
     question = question_text(query)
     plan = plan_clinical(question, config, facets)
-    params = plan.routing(params, fusion)
+    params = plan.section_routing(params, fusion)
     absent = absent_records(question, (hit.get("identifiers") for hit in hits)) if plan.boosts else ()
     if absent:
         return _not_here(candidates, plan, absent)

@@ -66,7 +66,7 @@ class ClinicalPlan:
         words = specific_words(self.topic) - specific_words(" ".join(many.plurals))
         return Declarations(words, record_subjects(sources)) if words else None
 
-    def routing(
+    def section_routing(
         self, params: SectionRoutingSettings, fusion: FusionMethod | None = None
     ) -> SectionRoutingSettings:
         """The routing settings for this question: for one about many records, ``params`` widened to them

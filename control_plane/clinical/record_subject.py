@@ -7,7 +7,7 @@ own title and declared topics (a trial's conditions and their MeSH terms, an art
 keywords: ingestion/topics.py) say what it is about. A record *declares* the question's topic when its
 subject holds every specific word of the topic (words compared as the detector reads them: case-folded,
 lightly stemmed; stop words and words naming no topic, :data:`GENERIC_WORDS`, left out). Routing then
-counts such a record as fully topical (clinical/routing.py). A record that declares something else is
+counts such a record as fully topical (clinical/section_routing.py). A record that declares something else is
 not excluded on that ground: declarations are partial (a trial declares its conditions, rarely the
 population or the setting a question adds: "pregnancy and postpartum studies"), and excluding them
 cost clinical-fresh/dev's many-records questions 0.02 to 0.05 nDCG@10 (either path, either fusion).

@@ -11,7 +11,7 @@ from control_plane.config.strict import StrictSettings
 
 
 class SectionRoutingSettings(StrictSettings):
-    """Clinical routing inside the records the query is about (control_plane/clinical/routing.py)."""
+    """Clinical routing inside the records the query is about (control_plane/clinical/section_routing.py)."""
 
     weight: float = Field(4.0, ge=0, description="lift per unit of (boost factor - 1) at full topicality")
     min_topicality: float = Field(0.8, ge=0, le=1, description="documents scoring less are not routed")

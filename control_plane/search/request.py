@@ -1,6 +1,6 @@
 """Build the hybrid OpenSearch request a search sends: named sub-queries with tenant and user filters
 on all, and an inline search pipeline rendered from search_pipelines/. (Clinical boosts are not in it:
-they are routed after fusion, control_plane/clinical/routing.py.)
+they are routed after fusion, control_plane/clinical/section_routing.py.)
 
 Pure: everything that needs I/O (query vectors, model ids) comes in as arguments, so `/v1/rewrite`
 can return exactly what `/v1/search` sends.

@@ -61,7 +61,7 @@ from control_plane.search.results import (
     Timings,
     chunk_result,
 )
-from control_plane.search.routing import route_chunks, topical_records
+from control_plane.search.section_routing import route_chunks, topical_records
 from control_plane.search.sections import fetch_sections
 from control_plane.search.spec import SearchSpec
 
@@ -348,7 +348,7 @@ class SearchService:
         absent = absent_records(spec.query, (source.get("identifiers") for source in sources))
         if plan.intents.boosts and not absent:
             caller.stop_if_left("before the section fetch")
-            chunks, route_errors, route_ms = self._route(plan, chunks, sources, caller)
+            chunks, route_errors, route_ms = self._route_sections(plan, chunks, sources, caller)
         embeddings, token_counts = source_side_fields(hits) if spec.merge_neighbours else ({}, {})
         results = shape_results(chunks, spec, embeddings, token_counts)
         postprocess_ms = round((time.perf_counter() - shaping) * 1000, 2)
@@ -430,20 +430,20 @@ class SearchService:
         answer, spent = self._send(plain, search.opensearch_timeout_ms / 1000, caller)
         return Execution(answer, False, reason, failed_ms + spent)
 
-    def _route(
+    def _route_sections(
         self,
         plan: SearchPlan,
         chunks: list[ChunkResult],
         sources: Sequence[Mapping[str, Any]],
         caller: WatchedCaller,
     ) -> tuple[list[ChunkResult], list[str], float]:
-        """Clinical routing after fusion (control_plane/clinical/routing.py): the routed sections of the
-        records the query is about move up; sections the fused list missed are fetched. ``sources``: the
-        hits' ``_source``, whose titles and topics say what each record declares it is about (a question
-        about many records judges them by it). A failed fetch degrades to routing within the fused list
-        (``section_fetch_failed``). Returns the routed chunks, the errors and the milliseconds spent
-        fetching."""
-        params = plan.intents.clinical.routing(
+        """Section routing after fusion (control_plane/clinical/section_routing.py): the routed sections of
+        the records the query is about move up; sections the fused list missed are fetched.
+        ``sources``: the hits' ``_source``, whose titles and topics say what each record declares it
+        is about (a question about many records judges them by it). A failed fetch degrades to routing
+        within the fused list (``section_fetch_failed``). Returns the routed chunks, the errors and
+        the milliseconds spent fetching."""
+        params = plan.intents.clinical.section_routing(
             self.settings.search.section_routing, plan.intents.spec.fusion_method
         )
         fetched: list[ChunkResult] = []

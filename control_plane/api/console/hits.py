@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.pipeline import absent_note, intents_label, route_note
-from control_plane.clinical.routing import route_factor
+from control_plane.clinical.section_routing import route_factor
 from control_plane.query.components import COMPONENTS
 from control_plane.resources.catalog import HAYSTACK_FIELDS, HAYSTACK_SUFFIX
 from control_plane.search.pipeline_query import CLINICAL_PREFIX, reranked
@@ -29,7 +29,7 @@ from control_plane.search.results import (
     SearchMetadata,
     chunk_result,
 )
-from control_plane.search.routing import candidate
+from control_plane.search.section_routing import candidate
 
 
 class ConsoleHit(BaseModel):

@@ -69,7 +69,7 @@ def test_a_question_naming_its_records_in_the_plural_routes_in_many(config: Inte
     assert rule is not None
     plan = plan_clinical(query, config, FacetSettings())
     assert plan.many_records == rule
-    routing = plan.routing(SectionRoutingSettings(max_documents=3, min_topicality=0.8))
+    routing = plan.section_routing(SectionRoutingSettings(max_documents=3, min_topicality=0.8))
     assert (routing.max_documents, routing.min_topicality) == (rule.max_documents, rule.min_topicality)
     assert routing.topicality_outside_asked
 
@@ -80,7 +80,7 @@ def test_a_question_naming_its_records_in_the_plural_routes_in_many(config: Inte
 def test_a_question_about_one_record_keeps_the_settings_few(config: IntentConfig, query: str) -> None:
     """The singular shares the plural's stem ("trial"), so the match is on the word as written."""
     params = SectionRoutingSettings(max_documents=3)
-    assert plan_clinical(query, config, FacetSettings()).routing(params) is params
+    assert plan_clinical(query, config, FacetSettings()).section_routing(params) is params
 
 
 def test_many_records_widen_only_with_boosts_on_and_never_narrow(config: IntentConfig) -> None:
@@ -88,7 +88,7 @@ def test_many_records_widen_only_with_boosts_on_and_never_narrow(config: IntentC
     assert off.many_records is None
     on = plan_clinical("eligibility for breast cancer trials", config, FacetSettings())
     wide = SectionRoutingSettings(max_documents=50, min_topicality=0.1)
-    routing = on.routing(wide)  # the settings already route in more, less topical records: kept
+    routing = on.section_routing(wide)  # the settings already route in more, less topical records: kept
     assert (routing.max_documents, routing.min_topicality) == (50, 0.1)
     assert routing.topicality_outside_asked
 
@@ -99,9 +99,9 @@ def test_many_records_take_their_fusions_topicality(config: IntentConfig) -> Non
     assert rule is not None and rule.min_topicality_by_fusion == {"weighted": 0.5}
     plan = plan_clinical("eligibility for breast cancer trials", config, FacetSettings())
     params = SectionRoutingSettings(max_documents=3, min_topicality=0.8)
-    assert plan.routing(params, "weighted").min_topicality == 0.5
-    assert plan.routing(params, "rrf").min_topicality == rule.min_topicality == 0.6
-    assert plan.routing(params).min_topicality == 0.6  # no fusion named: the default
+    assert plan.section_routing(params, "weighted").min_topicality == 0.5
+    assert plan.section_routing(params, "rrf").min_topicality == rule.min_topicality == 0.6
+    assert plan.section_routing(params).min_topicality == 0.6  # no fusion named: the default
     with pytest.raises(ValidationError, match="within"):
         ManyRecordsRule.model_validate(
             {

@@ -21,7 +21,7 @@ from control_plane.clinical.intents import (
     parse_intent_config,
     plan_boosts,
 )
-from control_plane.clinical.routing import Candidate, route_factor
+from control_plane.clinical.section_routing import Candidate, route_factor
 
 
 def _by_name(intents: list[DetectedIntent]) -> dict[str, DetectedIntent]:

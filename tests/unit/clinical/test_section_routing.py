@@ -6,7 +6,7 @@ import pytest
 
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.record_subject import Declarations
-from control_plane.clinical.routing import (
+from control_plane.clinical.section_routing import (
     Candidate,
     route_factor,
     routed_order,
@@ -17,7 +17,7 @@ from control_plane.clinical.routing import (
 )
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.search.results import ChunkResult
-from control_plane.search.routing import route_chunks
+from control_plane.search.section_routing import route_chunks
 from control_plane.search.sections import SECTIONS_PER_DOCUMENT, section_query
 from control_plane.search.spec import Filters
 

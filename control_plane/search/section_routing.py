@@ -1,4 +1,4 @@
-"""Clinical routing (control_plane/clinical/routing.py) applied to /v1/search's result type."""
+"""Clinical routing (control_plane/clinical/section_routing.py) applied to /v1/search's result type."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from control_plane.clinical.intents import Boost
 from control_plane.clinical.record_subject import Declarations
-from control_plane.clinical.routing import Candidate, routed_order, routed_scores, topical_documents
+from control_plane.clinical.section_routing import Candidate, routed_order, routed_scores, topical_documents
 from control_plane.config.search_settings import SectionRoutingSettings
 from control_plane.search.results import ChunkResult
 

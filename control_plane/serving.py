@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from types import FrameType
 from typing import Any
 
+import requests
 from waitress.server import create_server
 from werkzeug.serving import make_server
 
@@ -27,6 +28,17 @@ CALLER_HEADER = "X-Biohybrid-Caller"
 """The header a service's callers name themselves by (the inference service keeps each within its share
 of its threads): the control API sends ``api``, ingestion ``ingest``, OpenSearch's connectors
 ``opensearch``."""
+
+
+def caller_session(local: threading.local, caller: str) -> requests.Session:
+    """This thread's HTTP session to the inference service, naming ``caller`` (``CALLER_HEADER``): one
+    per thread, so its calls reuse a kept-alive connection; the service keeps each caller within its
+    share."""
+    session: requests.Session | None = getattr(local, "session", None)
+    if session is None:
+        session = local.session = requests.Session()
+        session.headers[CALLER_HEADER] = caller
+    return session
 
 
 class ListenError(BiohybridError):

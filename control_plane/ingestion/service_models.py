@@ -16,7 +16,7 @@ import numpy.typing as npt
 import requests
 
 from control_plane.resilience.policy import GPU_PROVIDER, ModelCallError
-from control_plane.serving import CALLER_HEADER
+from control_plane.serving import caller_session
 
 
 class ServiceCallError(ModelCallError):
@@ -63,11 +63,7 @@ class ServiceClient:
         return GPU_PROVIDER in served.get(model, [])
 
     def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
-            session.headers[CALLER_HEADER] = "ingest"  # the inference service keeps its callers apart
-        return session
+        return caller_session(self._local, "ingest")
 
 
 class ServiceDenseModel:

@@ -24,7 +24,7 @@ from control_plane.errors import BiohybridError
 from control_plane.query.components import COMPONENTS, EncoderRole
 from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
 from control_plane.resilience.policy import GPU_PROVIDER, is_gpu_failure
-from control_plane.serving import CALLER_HEADER
+from control_plane.serving import caller_session
 
 PROVIDERS_TTL_S = 30.0
 
@@ -191,11 +191,7 @@ class InferenceClient:
         return response.json()
 
     def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
-            session.headers[CALLER_HEADER] = "api"  # the inference service keeps its callers apart
-        return session
+        return caller_session(self._local, "api")
 
 
 def _error_message(response: requests.Response) -> str:

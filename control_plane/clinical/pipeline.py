@@ -23,7 +23,7 @@ whole answer for every hit it writes.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Final, Literal
@@ -36,6 +36,7 @@ from control_plane.clinical.client_forms import (
 )
 from control_plane.clinical.intents import IntentConfig
 from control_plane.clinical.planning import ClinicalPlan, plan_clinical
+from control_plane.clinical.route_notes import absent_note, intents_label, lifted_note, not_lifted_note
 from control_plane.clinical.section_routing import (
     Candidate,
     route_factor,
@@ -101,10 +102,8 @@ __all__ = [
     "Rewrite",
     "Route",
     "RouteOutput",
-    "absent_note",
     "client_query",
     "implied_note",
-    "intents_label",
     "page_metadata",
     "plain_rewrite",
     "rewrite",
@@ -369,21 +368,6 @@ def route(
     return Route(scores_in_order, notes, implied_note=not_lifted_note(_intents_label(plan)))
 
 
-def intents_label(names: Iterable[str]) -> str:
-    """The intents part of a route note (``intents=<label>``): the names joined, or ``none``."""
-    return ",".join(names) or "none"
-
-
-def not_lifted_note(intents: str) -> str:
-    """The note on a hit routing did not lift (``intents``: :func:`intents_label`)."""
-    return f"intents={intents}; not lifted"
-
-
-def absent_note(intents: str, absent: Sequence[str]) -> str:
-    """The note on every hit of a question whose named records no hit carries (nothing routed)."""
-    return f"intents={intents}; not routed: no record here carries {', '.join(absent)}"
-
-
 def _intents_label(plan: ClinicalPlan) -> str:
     return intents_label(intent.name for intent in plan.intents)
 
@@ -397,6 +381,5 @@ def _not_here(candidates: Sequence[Candidate], plan: ClinicalPlan, absent: Seque
 
 def _note(candidate: Candidate, plan: ClinicalPlan, topical: Mapping[str, float]) -> str:
     """What routing did to a hit: the intents, and the factor it was lifted by (if any)."""
-    intents = _intents_label(plan)
     factor = route_factor(candidate, plan.boosts) if candidate.doc_id in topical else 1.0
-    return f"intents={intents}; lifted x{factor:.2f}" if factor > 1.0 else not_lifted_note(intents)
+    return lifted_note(_intents_label(plan), factor)

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from control_plane.clinical.intents import Boost
-from control_plane.clinical.pipeline import absent_note, intents_label, route_note
+from control_plane.clinical.pipeline import route_note
+from control_plane.clinical.route_notes import absent_note, boost_note, intents_label, unboosted_note
 from control_plane.clinical.section_routing import route_factor
 from control_plane.query.components import COMPONENTS
 from control_plane.resources.catalog import HAYSTACK_FIELDS, HAYSTACK_SUFFIX
@@ -85,22 +86,13 @@ def boost(info: BoostInfo) -> Boost:
 def search_route_note(chunk: ChunkResult, metadata: SearchMetadata, boosts_on: bool) -> str:
     """What routing could do to a /v1/search hit (see the module docstring)."""
     intents = intents_label(intent.name for intent in metadata.intents)
-    if not boosts_on:
-        return f"intents={intents}; boosts off"
-    if metadata.absent_records:
+    if boosts_on and metadata.absent_records:
         return absent_note(intents, metadata.absent_records)
-    if not metadata.boosts:
-        return f"intents={intents}; no boost"
+    if not boosts_on or not metadata.boosts:
+        return unboosted_note(intents, boosts_on)
     factor = route_factor(candidate(chunk), [boost(b) for b in metadata.boosts])
-    scores = chunk.component_scores
-    if all(getattr(scores, name, None) is None for name in COMPONENTS):
-        # No component retrieved it: a routed section the fetch added to the fused list.
-        return f"intents={intents}; section boost x{factor:.2f}; fetched by routing (no component found it)"
-    return (
-        f"intents={intents}; section boost x{factor:.2f}"
-        if factor > 1.0
-        else f"intents={intents}; no section boost"
-    )
+    fetched = all(getattr(chunk.component_scores, name, None) is None for name in COMPONENTS)
+    return boost_note(intents, factor, fetched)
 
 
 def search_hits(

@@ -130,12 +130,13 @@ class AbandonedSearches:
             cancelled = self.cancel(opaque_id)
         except OpenSearchException as exc:  # refused (no permission) or the node unreachable: give up
             log.warning("a search whose caller left could not be cancelled", extra={"error": str(exc)[:300]})
-            cancelled = -1
-        if cancelled:
-            log.info("search cancelled in OpenSearch: its caller left", extra={"tasks": max(cancelled, 0)})
-            with self._changed:
-                if opaque_id in self._watched:
-                    self._done.add(opaque_id)
+        else:
+            if not cancelled:
+                return  # not registered yet, or already done: asked again at the next poll
+            log.info("search cancelled in OpenSearch: its caller left", extra={"tasks": cancelled})
+        with self._changed:
+            if opaque_id in self._watched:
+                self._done.add(opaque_id)
 
 
 def _asked(gone: Callable[[], bool]) -> bool:

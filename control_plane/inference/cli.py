@@ -41,7 +41,9 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
         help="dense model to serve (repeatable; default bge-small-bio, bge-small and minilm)",
     )
     p.add_argument(
-        "--sparse", action="append", help="sparse model to serve (repeatable; default splade-tiny)"
+        "--sparse",
+        action="append",
+        help="sparse model to serve (repeatable; default splade-tiny-bio and splade-tiny)",
     )
     p.add_argument("--rerank", action="append", help="cross-encoder to serve (repeatable; default ce-minilm)")
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
@@ -118,7 +120,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         host=args.host,
         port=args.port,
         dense_models=tuple(args.dense or ServiceConfig().dense_models),
-        sparse_models=tuple(args.sparse or ["splade-tiny"]),
+        sparse_models=tuple(args.sparse or ServiceConfig().sparse_models),
         rerank_models=tuple(args.rerank or ["ce-minilm"]),
         max_batch=args.max_batch,
         max_wait_ms=args.max_wait_ms,

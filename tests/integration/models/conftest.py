@@ -27,3 +27,9 @@ def bge_small() -> DenseEncoder:
 def bge_small_bio() -> DenseEncoder:
     """bge-small fine-tuned here, joined from its committed pieces by `biohybrid models fetch`."""
     return DenseEncoder.load("bge-small-bio", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def splade_bio() -> SparseEncoder:
+    """SPLADE-tiny fine-tuned here (model_artifacts/sparse_tuning), committed as fp32."""
+    return SparseEncoder.load("splade-tiny-bio", device="cpu")

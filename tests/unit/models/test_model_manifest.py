@@ -26,6 +26,7 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
         "minilm",
         "mpnet",
         "splade-tiny",
+        "splade-tiny-bio",
         "ce-minilm",
     }
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
@@ -47,6 +48,12 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert reranker.build.startswith("python -m model_artifacts.reranker.train --config cpu --out ")
     assert "python -m model_artifacts.reranker.export --run " in reranker.build
     assert reranker.source.package == minilm.source.package  # fine-tuned from the MiniLM weights
+    tuned = manifest.model("splade-tiny-bio")
+    assert (tuned.role, tuned.dimension, tuned.max_length) == ("sparse", splade.dimension, splade.max_length)
+    assert tuned.source == splade.source and tuned.sparse == splade.sparse  # fine-tuned from its weights
+    assert tuned.build.startswith("python -m model_artifacts.sparse_tuning.train --out ")
+    assert "python -m model_artifacts.sparse_tuning.export --model " in tuned.build
+    assert tuned.artifacts[tuned.runtime_variant].committed
 
 
 def test_bge_small_is_pinned_in_maven_central() -> None:

@@ -7,8 +7,9 @@ configuration's nDCG@10, Recall@10/100 and latency, with a paired test against h
         --out model_artifacts/reports/ranking-quality/README.md
 
 Each ``--run`` names a folder written by ``biohybrid evaluate`` (its runs/*.trec, results.json and
-report.md with the command that made it) and a label for the dense model it ran with. Metrics are
-recomputed from the TREC runs against the test set's qrels, so runs made separately (another dense
-model needs its own index) are compared on the same queries (their intersection) with the same code:
-the baseline is the hybrid-minmax run of the first label given for the test set.
+report.md with the command that made it) and a label for what differs between runs (the model it
+ran with). Metrics are recomputed from the TREC runs against the test set's qrels, so runs made
+separately (another model needs its own index) are compared on the same queries (their intersection)
+with the same code: the baseline is the first label's hybrid-minmax run (``--against``: another
+configuration, or ``same``, each configuration against itself under the first label).
 """

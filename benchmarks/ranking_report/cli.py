@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks import ranking_report
-from benchmarks.ranking_report.compute import EvaluatedRun, load_runs
+from benchmarks.ranking_report.compute import BASELINE, SAME, EvaluatedRun, load_runs
 from benchmarks.ranking_report.report import Header, render_report
 from benchmarks.run_stamp import finished_run
 from control_plane.testsets.catalog import load_test_set
@@ -31,6 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--run", type=_run_argument, action="append", required=True, help="TEST_SET=LABEL:FOLDER"
+    )
+    parser.add_argument(
+        "--against",
+        default=BASELINE,
+        help=f"the configuration every row is compared with, under the first label (default {BASELINE}); "
+        f"'{SAME}': each configuration against itself under the first label (what a model changes)",
     )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--preamble", type=Path, help="markdown put above the tables (what was run and why)")
@@ -55,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         preamble=args.preamble.read_text(encoding="utf-8") if args.preamble else None,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render_report(header, test_sets), encoding="utf-8")
+    try:
+        text = render_report(header, test_sets, args.against)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

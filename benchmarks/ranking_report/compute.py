@@ -65,8 +65,14 @@ def load_runs(label: str, folder: Path) -> list[EvaluatedRun]:
     ]
 
 
-def compare(runs: Sequence[EvaluatedRun], qrels: Qrels) -> Comparison:
-    """Every run against the hybrid-minmax one, on the judged queries every evaluation searched."""
+SAME = "same"
+"""``against``: each configuration against the same configuration of the first label (a model's effect
+on every configuration that uses it)."""
+
+
+def compare(runs: Sequence[EvaluatedRun], qrels: Qrels, against: str = BASELINE) -> Comparison:
+    """Every run against the first label's ``against`` configuration (``SAME``: its own configuration
+    under the first label), on the judged queries every evaluation searched."""
     # The queries each evaluation searched: those of its runs (a query a configuration found nothing for
     # is absent from that run and scores 0, as in the evaluation); compared on the ones all searched.
     searched = [
@@ -74,10 +80,14 @@ def compare(runs: Sequence[EvaluatedRun], qrels: Qrels) -> Comparison:
     ]
     judged = {q: qrels[q] for q in set.intersection(*searched) if q in qrels}
     scores = {r.name: per_query(judged, r.run, list(METRICS)) for r in runs}
-    baseline = next(r for r in runs if r.configuration == BASELINE)
-    queries = sorted(scores[baseline.name])  # those with a relevant document
+    first = runs[0].label
+    queries = sorted(scores[runs[0].name])  # those with a relevant document
     configurations = []
     for r in runs:
+        wanted = r.configuration if against == SAME else against
+        baseline = next((b for b in runs if b.label == first and b.configuration == wanted), None)
+        if baseline is None:
+            raise ValueError(f"no {wanted} run under {first!r}, the first label, to compare {r.name} with")
         mine = scores[r.name]
         means = tuple(sum(mine[q][m] for q in queries) / len(queries) for m in METRICS)
         base = [scores[baseline.name][q]["ndcg@10"] for q in queries]

@@ -24,7 +24,11 @@ class ModelsSettings(StrictSettings):
         description="the dense model (control_plane/models/manifest.yaml); an index must be re-encoded "
         "when it changes",
     )
-    sparse: str = Field("splade-tiny", description="the SPLADE model")
+    sparse: str = Field(
+        "splade-tiny-bio",
+        description="the SPLADE model (control_plane/models/manifest.yaml); an index must be re-encoded "
+        "when it changes",
+    )
     rerank: str = Field(
         "ce-minilm",
         description="the project's cross-encoder (model_artifacts/reranker); a dense model's name reranks "

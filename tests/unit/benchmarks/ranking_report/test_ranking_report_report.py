@@ -41,3 +41,25 @@ def test_a_run_folder_without_runs_is_refused_by_name(tmp_path: Path) -> None:
         with pytest.raises(SystemExit, match=rf"no results.json and runs/\*\.trec under {folder}"):
             main(["--run", f"nfcorpus/dev=base:{folder}", "--out", str(tmp_path / "report.md")])
     assert not (tmp_path / "report.md").exists()
+
+
+def test_rows_against_the_same_configuration_of_the_first_label() -> None:
+    runs = [
+        _run("base", "splade", {"q1": {"d1": 1.0}, "q2": {"x": 1.0, "d2": 0.5}}, "a"),
+        _run("base", "bm25", {"q1": {"x": 1.0}, "q2": {"d2": 1.0}}, "a"),
+        _run("tuned", "splade", {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}}, "b"),
+        _run("tuned", "bm25", {"q1": {"x": 1.0}, "q2": {"d2": 1.0}}, "b"),
+    ]
+    lines, _ = table(runs, QRELS, against="same")
+    assert "vs the same configuration" in lines[0]
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in lines[2:]}
+    # splade: base q2 1/log2(3) = 0.6309, tuned 1: Δ (1 - 0.6309) / 2; bm25 identical: Δ 0.
+    assert float(rows["splade (tuned)"][4]) == pytest.approx((1 - 0.6309) / 2, abs=1e-4)
+    assert float(rows["bm25 (tuned)"][4]) == pytest.approx(0.0, abs=1e-4)
+    assert rows["splade (base)"][4] == ""
+
+
+def test_a_baseline_the_first_label_lacks_is_named() -> None:
+    runs = [_run("base", "bm25", {"q1": {"d1": 1.0}}, "a"), _run("tuned", "splade", {"q1": {"d1": 1.0}}, "b")]
+    with pytest.raises(ValueError, match="no splade run under 'base'"):
+        table(runs, QRELS, against="same")

@@ -34,7 +34,7 @@ from control_plane.models.tokenization import BatchTokenizer
 from control_plane.reports.markdown import markdown_table
 from model_artifacts.encoder_tuning.evaluate import DEPTH, EvalSet, document_run, eval_sets
 from model_artifacts.reranker.data import DEFAULT_ROOT
-from model_artifacts.sparse_tuning.model import TOKENIZER_FILE, base_folder, encode, load_splade
+from model_artifacts.sparse_tuning.model import TOKENIZER_FILE, base_folder, encode, index_cut, load_splade
 from model_artifacts.sparse_tuning.vectors import SparseRows, dot_scores
 
 PROG = "python -m model_artifacts.sparse_tuning.evaluate"
@@ -64,8 +64,11 @@ def _model_digest(folder: Path) -> str:
 def passage_vectors(
     model: Any, digest: str, tokenizer: BatchTokenizer, item: EvalSet, label: str
 ) -> SparseRows:
-    """The set's passage vectors under ``model``, from the cache when this model file encoded them."""
-    key = hashlib.sha256("\n".join(item.passages).encode()).hexdigest()[:12]
+    """The set's passage vectors under ``model``, from the cache when this model file encoded them
+    with the same length and index cut."""
+    cut = index_cut()
+    recipe = f"{MAX_LENGTH} {cut.top_k} {cut.min_weight}\n" + "\n".join(item.passages)
+    key = hashlib.sha256(recipe.encode()).hexdigest()[:12]
     path = VECTORS / f"{digest}-{key}.npz"
     if path.is_file():
         return SparseRows.load(path)

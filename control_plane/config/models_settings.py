@@ -25,7 +25,7 @@ class ModelsSettings(StrictSettings):
         "when it changes",
     )
     sparse: str = Field(
-        "splade-tiny-bio",
+        "splade-tiny",
         description="the SPLADE model (control_plane/models/manifest.yaml); an index must be re-encoded "
         "when it changes",
     )

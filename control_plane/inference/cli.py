@@ -43,7 +43,7 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sparse",
         action="append",
-        help="sparse model to serve (repeatable; default splade-tiny-bio and splade-tiny)",
+        help="sparse model to serve (repeatable; default splade-tiny and splade-tiny-bio)",
     )
     p.add_argument("--rerank", action="append", help="cross-encoder to serve (repeatable; default ce-minilm)")
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")

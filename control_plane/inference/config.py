@@ -19,9 +19,9 @@ class ServiceConfig:
     port: int = DEFAULT_PORT
     dense_models: tuple[str, ...] = ("bge-small-bio", "bge-small", "minilm")
     """Served on /v1/embeddings/<name> (and on /v1/rerank/<name> as cosine similarity, for A/B runs)."""
-    sparse_models: tuple[str, ...] = ("splade-tiny-bio", "splade-tiny")
-    """Served on /v1/sparse/<name>: the fine-tuned model and its start, for A/B runs and indices still
-    holding the start's vectors (``biohybrid reencode`` moves them)."""
+    sparse_models: tuple[str, ...] = ("splade-tiny", "splade-tiny-bio")
+    """Served on /v1/sparse/<name>: the default and the model fine-tuned from it, for A/B runs and for
+    indices encoded with either (``biohybrid reencode`` moves an index between them)."""
     rerank_models: tuple[str, ...] = ("ce-minilm",)
     """Cross-encoders served on /v1/rerank/<name> (a dense model's name there still gives its cosine)."""
     max_batch: int = 32

@@ -173,3 +173,17 @@ def test_a_missing_file_or_record_is_refused(tmp_path: Path) -> None:
 def test_missing_manifest_names_the_environment_variable(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="BIOHYBRID_MODEL_MANIFEST"):
         load_manifest(tmp_path / "absent.yaml")
+
+
+def test_the_configured_default_models_are_the_manifests_defaults() -> None:
+    """Code that loads "the" model of a role without a name (SparseEncoder.load()) gets the manifest's
+    default; the product encodes with settings' models.*: the two must name the same model, or an index
+    and its queries could come from different models."""
+    from control_plane.config.models_settings import ModelsSettings
+    from control_plane.config.settings import load_settings
+
+    manifest = load_manifest(DEFAULT_MANIFEST)
+    for models in (load_settings(environ={}).models, ModelsSettings()):
+        assert manifest.default_model("dense").name == models.dense
+        assert manifest.default_model("sparse").name == models.sparse
+        assert manifest.default_model("rerank").name == models.rerank

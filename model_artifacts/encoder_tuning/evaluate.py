@@ -134,6 +134,18 @@ def measure(
     return results
 
 
+def paired_cells(base: Mapping[str, float], tuned: Mapping[str, float]) -> list[str]:
+    """Base mean, tuned mean, Δ, p (paired randomization test by query) and the query count, formatted."""
+    test = paired_test_by_query(base, tuned)
+    return [
+        f"{np.mean(list(base.values())):.4f}",
+        f"{np.mean(list(tuned.values())):.4f}",
+        f"{test.mean_difference:+.4f}",
+        f"{test.p_value:.3f}",
+        str(len(base)),
+    ]
+
+
 def report(base: Mapping[str, Any], tuned: Mapping[str, Any], header: str) -> str:
     rows = []
     for name, base_queries in base.items():
@@ -141,22 +153,19 @@ def report(base: Mapping[str, Any], tuned: Mapping[str, Any], header: str) -> st
         for metric in METRICS:
             b = {q: v[metric] for q, v in base_queries.items()}
             t = {q: v[metric] for q, v in tuned_queries.items()}
-            test = paired_test_by_query(b, t)
-            rows.append(
-                [
-                    name,
-                    metric,
-                    f"{np.mean(list(b.values())):.4f}",
-                    f"{np.mean(list(t.values())):.4f}",
-                    f"{test.mean_difference:+.4f}",
-                    f"{test.p_value:.3f}",
-                    str(len(b)),
-                ]
-            )
+            rows.append([name, metric, *paired_cells(b, t)])
     table = "\n".join(
         markdown_table(["set", "metric", "base bge-small", "tuned", "Δ", "p", "queries"], rows, "llrrrrr")
     )
     return f"{header}\n\n{table}\n\nΔ and p: paired randomization test per query (10,000 permutations).\n"
+
+
+def write_report(out: Path, text: str, results: Mapping[str, Any]) -> None:
+    """The markdown report at ``out``, its results as JSON beside it; the report printed."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps(results) + "\n", encoding="utf-8")
+    print(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -185,12 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"- Trained by: `{train['command']}` (settings in {args.run / 'train.json'})\n"
         f"- Encoding and search took {time.monotonic() - started:.0f} s."
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(base, tuned, header), encoding="utf-8")
-    args.out.with_suffix(".json").write_text(
-        json.dumps({"base": base, "tuned": tuned}) + "\n", encoding="utf-8"
-    )
-    print(args.out.read_text(encoding="utf-8"))
+    write_report(args.out, report(base, tuned, header), {"base": base, "tuned": tuned})
     return 0
 
 

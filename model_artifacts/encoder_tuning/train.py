@@ -15,35 +15,35 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
-import platform
-import shlex
 import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from control_plane.models.dense import with_query_prefix
-from control_plane.models.tokenization import BatchTokenizer, pad_encodings
+from control_plane.models.tokenization import BatchTokenizer
+from model_artifacts.encoder_tuning.loop import (
+    ordered_feeds,
+    seeded_plan,
+    warmup_cosine_scheduler,
+    write_run_record,
+)
 from model_artifacts.encoder_tuning.model import (
-    INPUTS,
     cls_embeddings,
     encoder_from_state,
     load_onnx,
     query_prefix,
 )
-from model_artifacts.encoder_tuning.pairs import false_negative_mask, step_triples
+from model_artifacts.encoder_tuning.pairs import false_negative_mask
 from model_artifacts.encoder_tuning.source import fp32_folder
 from model_artifacts.encoder_tuning.weights import bert_state
-from model_artifacts.reranker.config import config_by_name
-from model_artifacts.reranker.data import DEFAULT_ROOT, ensure_data, load_data
+from model_artifacts.reranker.data import DEFAULT_ROOT
 from model_artifacts.reranker.model import torch_lib
-from model_artifacts.reranker.pairs import schedule
 
 PROG = "python -m model_artifacts.encoder_tuning.train"
 log = logging.getLogger("model_artifacts.encoder_tuning.train")
@@ -86,18 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _feeds(tokenizer: BatchTokenizer, texts: Sequence[str]) -> dict[str, Any]:
-    """One padded batch of ``texts`` in the caller's order (rows line up with the loss's targets)."""
-    torch = torch_lib()
-    run = pad_encodings(list(range(len(texts))), tokenizer.encode(texts), tokenizer.pad_id)
-    return {k: torch.from_numpy(v) for k, v in run.feeds(INPUTS).items()}
-
-
 def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
     torch = torch_lib()
-    torch.set_num_threads(settings.threads)
-    torch.manual_seed(settings.seed)
-    data = load_data(ensure_data(config_by_name(settings.data_config).data, data_root))
+    plan = seeded_plan(settings, data_root)
     source = fp32_folder()
     encoder = encoder_from_state(bert_state(load_onnx(source / "model.onnx")))
     if settings.freeze_word_embeddings:
@@ -106,29 +97,14 @@ def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
     passages = BatchTokenizer.from_file(source / "tokenizer.json", settings.passage_max_length)
     trainable = [p for p in encoder.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=settings.learning_rate, weight_decay=settings.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: _rate(step, settings))
-    sizes = {name: len(source_data.queries) for name, source_data in data.sources.items()}
-    names, plan = schedule(sizes, dict(settings.mix), settings.steps, settings.batch, settings.seed)
+    scheduler = warmup_cosine_scheduler(optimizer, settings)
     out.mkdir(parents=True)
-    (out / "train.json").write_text(
-        json.dumps(
-            {
-                "settings": asdict(settings),
-                "command": " ".join([PROG, shlex.join(sys.argv[1:])]),
-                "data": str(data.folder),
-                "data_sources": {s: e["files"] for s, e in data.manifest["sources"].items()},
-                "machine": f"{platform.machine()} {platform.processor()}, torch {torch.__version__}",
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    write_run_record(out, PROG, settings, plan.data)
     encoder.train()
     started = time.monotonic()
     with (out / "log.jsonl").open("w", encoding="utf-8") as log_file:
         for step in tqdm(range(settings.steps), desc="tune bge-small", unit="step"):
-            triples = step_triples(data, names, plan[step], settings.seed, step)
+            triples = plan.triples(step)
             loss = _loss(encoder, queries, passages, triples, settings)
             optimizer.zero_grad()
             loss.backward()
@@ -148,13 +124,6 @@ def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
     return final
 
 
-def _rate(step: int, settings: TuneSettings) -> float:
-    if step < settings.warmup_steps:
-        return (step + 1) / settings.warmup_steps
-    progress = (step - settings.warmup_steps) / max(settings.steps - settings.warmup_steps, 1)
-    return 0.5 * (1 + math.cos(math.pi * progress))
-
-
 def _loss(
     encoder: Any,
     queries: BatchTokenizer,
@@ -165,10 +134,10 @@ def _loss(
     torch = torch_lib()
     with torch.autocast("cpu", dtype=torch.bfloat16):
         q = cls_embeddings(
-            encoder, _feeds(queries, with_query_prefix([t.query for t in triples], query_prefix()))
+            encoder, ordered_feeds(queries, with_query_prefix([t.query for t in triples], query_prefix()))
         )
         p = cls_embeddings(
-            encoder, _feeds(passages, [t.positive for t in triples] + [t.negative for t in triples])
+            encoder, ordered_feeds(passages, [t.positive for t in triples] + [t.negative for t in triples])
         )
     logits = (q @ p.T) / settings.temperature
     logits = logits.masked_fill(torch.from_numpy(false_negative_mask(triples)), float("-inf"))

@@ -28,11 +28,17 @@ import numpy as np
 
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.measures.metrics import per_query
-from control_plane.measures.significance import paired_test_by_query
 from control_plane.models.sparse import vocabulary
 from control_plane.models.tokenization import BatchTokenizer
 from control_plane.reports.markdown import markdown_table
-from model_artifacts.encoder_tuning.evaluate import DEPTH, EvalSet, document_run, eval_sets
+from model_artifacts.encoder_tuning.evaluate import (
+    DEPTH,
+    EvalSet,
+    document_run,
+    eval_sets,
+    paired_cells,
+    write_report,
+)
 from model_artifacts.reranker.data import DEFAULT_ROOT
 from model_artifacts.sparse_tuning.model import TOKENIZER_FILE, base_folder, encode, index_cut, load_splade
 from model_artifacts.sparse_tuning.vectors import SparseRows, dot_scores
@@ -109,19 +115,7 @@ def comparison_rows(label: str, base: Results, tuned: Results) -> list[list[str]
         for metric in METRICS:
             b = {q: v[metric] for q, v in base_queries.items()}
             t = {q: v[metric] for q, v in tuned[name].items()}
-            test = paired_test_by_query(b, t)
-            rows.append(
-                [
-                    name,
-                    label,
-                    metric,
-                    f"{np.mean(list(b.values())):.4f}",
-                    f"{np.mean(list(t.values())):.4f}",
-                    f"{test.mean_difference:+.4f}",
-                    f"{test.p_value:.3f}",
-                    str(len(b)),
-                ]
-            )
+            rows.append([name, label, metric, *paired_cells(b, t)])
     return rows
 
 
@@ -171,10 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"- Trained by: `{train['command']}` (settings in {args.model.parent / 'train.json'})\n"
         f"- Encoding and search took {time.monotonic() - started:.0f} s (passage vectors cached per model)."
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(measured, header), encoding="utf-8")
-    args.out.with_suffix(".json").write_text(json.dumps(measured) + "\n", encoding="utf-8")
-    print(args.out.read_text(encoding="utf-8"))
+    write_report(args.out, report(measured, header), measured)
     return 0
 
 

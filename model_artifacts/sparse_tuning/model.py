@@ -19,11 +19,11 @@ from control_plane.models.sparse import vocabulary
 from control_plane.models.tokenization import BatchTokenizer
 from control_plane.progress import progress_bar
 from model_artifacts import sources
+from model_artifacts.export import INPUTS
 from model_artifacts.reranker.model import torch_lib, transformers_lib
 from model_artifacts.sparse_tuning.vectors import SparseRows, cut_rows, stack
 
 BASE_MODEL = "splade-tiny"
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 TOKENIZER_FILE = "tokenizer.json"
 
 

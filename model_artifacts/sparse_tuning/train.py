@@ -19,26 +19,26 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
-import platform
-import shlex
 import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from control_plane.models.tokenization import BatchTokenizer, pad_encodings
+from control_plane.models.tokenization import BatchTokenizer
 from control_plane.progress import progress_bar
-from model_artifacts.encoder_tuning.pairs import Triple, false_negative_mask, step_triples
-from model_artifacts.reranker.config import config_by_name
-from model_artifacts.reranker.data import DEFAULT_ROOT, ensure_data, load_data
+from model_artifacts.encoder_tuning.loop import (
+    ordered_feeds,
+    seeded_plan,
+    warmup_cosine_scheduler,
+    write_run_record,
+)
+from model_artifacts.encoder_tuning.pairs import Triple, false_negative_mask
+from model_artifacts.reranker.data import DEFAULT_ROOT
 from model_artifacts.reranker.model import torch_lib
-from model_artifacts.reranker.pairs import schedule
 from model_artifacts.sparse_tuning.model import (
-    INPUTS,
     TOKENIZER_FILE,
     base_folder,
     load_splade,
@@ -99,18 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _feeds(tokenizer: BatchTokenizer, texts: Sequence[str]) -> dict[str, Any]:
-    """One padded batch of ``texts`` in the caller's order (rows line up with the loss's targets)."""
-    torch = torch_lib()
-    run = pad_encodings(list(range(len(texts))), tokenizer.encode(texts), tokenizer.pad_id)
-    return {k: torch.from_numpy(v) for k, v in run.feeds(INPUTS).items()}
-
-
 def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
     torch = torch_lib()
-    torch.set_num_threads(settings.threads)
-    torch.manual_seed(settings.seed)
-    data = load_data(ensure_data(config_by_name(settings.data_config).data, data_root))
+    plan = seeded_plan(settings, data_root)
     source = base_folder()
     model = load_splade(source)
     queries = BatchTokenizer.from_file(source / TOKENIZER_FILE, settings.query_max_length)
@@ -118,31 +109,15 @@ def train(settings: TuneSettings, out: Path, data_root: Path) -> Path:
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: _rate(step, settings))
-    sizes = {name: len(source_data.queries) for name, source_data in data.sources.items()}
-    names, plan = schedule(sizes, dict(settings.mix), settings.steps, settings.batch, settings.seed)
+    scheduler = warmup_cosine_scheduler(optimizer, settings)
     out.mkdir(parents=True)
-    (out / "train.json").write_text(
-        json.dumps(
-            {
-                "settings": asdict(settings),
-                "command": " ".join([PROG, shlex.join(sys.argv[1:])]),
-                "base": str(source),
-                "data": str(data.folder),
-                "data_sources": {s: e["files"] for s, e in data.manifest["sources"].items()},
-                "machine": f"{platform.machine()} {platform.processor()}, torch {torch.__version__}",
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    write_run_record(out, PROG, settings, plan.data, base=str(source))
     model.train()
     started = time.monotonic()
     bar = progress_bar(total=settings.steps, desc="tune splade-tiny", unit="step")
     with bar, (out / "log.jsonl").open("w", encoding="utf-8") as log_file:
         for step in range(settings.steps):
-            triples = step_triples(data, names, plan[step], settings.seed, step)
+            triples = plan.triples(step)
             parts = _loss(model, queries, passages, triples, settings, step)
             optimizer.zero_grad()
             parts["loss"].backward()
@@ -166,13 +141,6 @@ def _save(model: Any, source: Path, folder: Path) -> Path:
     return folder
 
 
-def _rate(step: int, settings: TuneSettings) -> float:
-    if step < settings.warmup_steps:
-        return (step + 1) / settings.warmup_steps
-    progress = (step - settings.warmup_steps) / max(settings.steps - settings.warmup_steps, 1)
-    return 0.5 * (1 + math.cos(math.pi * progress))
-
-
 def _loss(
     model: Any,
     queries: BatchTokenizer,
@@ -184,9 +152,9 @@ def _loss(
     """The step's loss and its parts (cross-entropy, each FLOPS term, mean non-zero terms per text)."""
     torch = torch_lib()
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        q = splade_weights(model, _feeds(queries, [t.query for t in triples]))
+        q = splade_weights(model, ordered_feeds(queries, [t.query for t in triples]))
         p = splade_weights(
-            model, _feeds(passages, [t.positive for t in triples] + [t.negative for t in triples])
+            model, ordered_feeds(passages, [t.positive for t in triples] + [t.negative for t in triples])
         )
     logits = q @ p.T
     logits = logits.masked_fill(torch.from_numpy(false_negative_mask(triples)), float("-inf"))

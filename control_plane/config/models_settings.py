@@ -30,7 +30,7 @@ class ModelsSettings(StrictSettings):
         "when it changes",
     )
     rerank: str = Field(
-        "ce-minilm",
+        "ce-bge-small",
         description="the project's cross-encoder (model_artifacts/reranker); a dense model's name reranks "
         "by the cosine of its embeddings instead",
     )
@@ -42,11 +42,11 @@ class ModelsSettings(StrictSettings):
         "keep the fused order under them, so nothing is cut",
     )
     rerank_model_weight: float = Field(
-        0.2,
+        0.3,
         ge=0,
         le=1,
         description="blend of the model's order with the fused one (0: fused order, 1: the model's); "
-        "chosen on nfcorpus/dev: model_artifacts/reports/rerank-blend/",
+        "chosen on nfcorpus/dev: model_artifacts/reports/reranker-bge.md",
     )
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = Field(
         "bi-encoder",

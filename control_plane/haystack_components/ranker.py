@@ -11,12 +11,16 @@ from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 
+from control_plane.config.models_settings import ModelsSettings
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
 from control_plane.models.cross_encoder import CrossEncoderScorer
 
-DEFAULT_MODEL = "ce-minilm"
-DEFAULT_DEPTH = 20
-DEFAULT_MODEL_WEIGHT = 0.2
+_MODELS = ModelsSettings.model_fields
+DEFAULT_MODEL: str = _MODELS["rerank"].default
+"""The product's defaults (models.rerank, rerank_top_n, rerank_model_weight), so the in-process ranker and
+the -rerank pipelines blend alike."""
+DEFAULT_DEPTH: int = _MODELS["rerank_top_n"].default
+DEFAULT_MODEL_WEIGHT: float = _MODELS["rerank_model_weight"].default
 
 
 @component

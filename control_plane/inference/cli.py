@@ -45,7 +45,11 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         help="sparse model to serve (repeatable; default splade-tiny and splade-tiny-bio)",
     )
-    p.add_argument("--rerank", action="append", help="cross-encoder to serve (repeatable; default ce-minilm)")
+    p.add_argument(
+        "--rerank",
+        action="append",
+        help="cross-encoder to serve (repeatable; default ce-minilm and ce-bge-small)",
+    )
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
     p.add_argument("--max-wait-ms", type=float, default=d.max_wait_ms, help="wait to fill a batch")
     p.add_argument(
@@ -121,7 +125,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         port=args.port,
         dense_models=tuple(args.dense or ServiceConfig().dense_models),
         sparse_models=tuple(args.sparse or ServiceConfig().sparse_models),
-        rerank_models=tuple(args.rerank or ["ce-minilm"]),
+        rerank_models=tuple(args.rerank or ServiceConfig().rerank_models),
         max_batch=args.max_batch,
         max_wait_ms=args.max_wait_ms,
         queue_size=args.queue_size,

@@ -15,6 +15,8 @@ from pathlib import Path
 from control_plane.errors import BiohybridError
 
 PART_SUFFIX = ".part-"
+PIECE_BYTES = 24_000_000
+"""The size models trained here are committed in: under the 25 MB a committed file may be."""
 _PART = re.compile(r"^(?P<name>.+)\.part-(?P<number>\d{2})$")
 
 

@@ -31,7 +31,7 @@ from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, load_manifest
-from control_plane.models.parts import split_file
+from control_plane.models.parts import PIECE_BYTES, split_file
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts.encoder_tuning.model import (
@@ -50,8 +50,6 @@ from model_artifacts.texts import FIXED_TEXTS
 
 PROG = "python -m model_artifacts.encoder_tuning.export"
 NAME = "bge-small-bio"
-PIECE_BYTES = 24_000_000
-"""Under the 25 MB a committed file may be."""
 FP32_TOLERANCE = 1e-4
 CACHE = REPOSITORY_ROOT / ".cache" / "models" / NAME
 COMMITTED = REPOSITORY_ROOT / "model_artifacts" / "onnx" / NAME

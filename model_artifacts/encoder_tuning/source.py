@@ -7,6 +7,7 @@ served model, so not in the manifest: only this tool reads it.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -51,3 +52,26 @@ def fp32_folder(folder: Path = DEFAULT_FOLDER, *, maven: str = "mvn") -> Path:
     if not _intact(folder):
         raise FetchError(f"{JAR} matched its pin but its files do not match theirs (in {folder})")
     return folder
+
+
+HF_FOLDER = REPOSITORY_ROOT / ".cache" / "encoder-tuning" / "bge-small-fp32-hf"
+
+
+def hf_folder(target: Path = HF_FOLDER, *, maven: str = "mvn") -> Path:
+    """bge-small's fp32 weights as a Hugging Face folder (config.json, model.safetensors, tokenizer.json),
+    made once from the pinned graph: what a model that starts from bge-small (the cross-encoder) loads."""
+    if (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file():
+        return target
+    from model_artifacts.encoder_tuning.model import encoder_from_state, load_onnx
+    from model_artifacts.encoder_tuning.weights import bert_state
+
+    graph = fp32_folder(maven=maven)
+    encoder = encoder_from_state(bert_state(load_onnx(graph / "model.onnx")))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bge-small-hf-", dir=target.parent) as scratch:
+        encoder.save_pretrained(scratch, safe_serialization=True)
+        shutil.copyfile(graph / "tokenizer.json", Path(scratch) / "tokenizer.json")
+        shutil.rmtree(target, ignore_errors=True)
+        Path(scratch).rename(target)
+        Path(scratch).mkdir()  # the context manager removes it on exit
+    return target

@@ -40,6 +40,7 @@ from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, ModelSpec, Source, load_manifest
+from control_plane.models.parts import PIECE_BYTES, split_file
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts import export as base_export
@@ -63,10 +64,15 @@ COMMIT_LIMIT_BYTES = 25_000_000
 HERE = Path(__file__).resolve().parents[1]
 FIXED_PAIRS: tuple[Pair, ...] = tuple(itertools.product(FIXED_TEXTS[:4], FIXED_TEXTS[4:]))
 """Short queries × passages from one sentence to far past any max length: padding and truncation."""
-LICENCE = (
-    "Apache-2.0 (base weights); fine-tuned on NFCorpus train (research and non-commercial use) and SciFact "
-    "train (CC BY-NC 2.0): check those terms before commercial use"
+TRAINING_TERMS = (
+    "fine-tuned on NFCorpus train (research and non-commercial use), SciFact train (CC BY-NC 2.0) and a "
+    "PubMed/MEDLINE sample (NLM terms): check those terms before commercial use"
 )
+
+
+def licence(base: ModelSpec) -> str:
+    """The base weights' licence (its manifest entry's first clause) and the training data's terms."""
+    return f"base weights {base.licence.split(';')[0]}; {TRAINING_TERMS}"
 
 
 @dataclass(frozen=True)
@@ -206,7 +212,8 @@ def model_spec(name: str, max_length: int, base: str, runtime_variant: str) -> M
         dimension=1,
         pooling="mean",
         normalize=False,
-        licence=LICENCE,
+        licence=licence(load_manifest().model(base)),
+        batch_invariant=runtime_variant != "int8",
         runtime_variant=runtime_variant,
         build="",
     )
@@ -318,14 +325,29 @@ def render(
     return "\n".join(lines)
 
 
-def commit(name: str, folder: Path, reference_fixed: npt.NDArray[np.float32], report: str) -> Path:
-    size = (folder / "model.onnx").stat().st_size
-    if size > COMMIT_LIMIT_BYTES:
-        raise SystemExit(f"{name}/{folder.name}: model.onnx is {size} bytes, over the 25 MB commit limit")
+@dataclass(frozen=True)
+class Committed:
+    folder: Path
+    in_pieces: bool
+    """model.onnx was over the commit limit, so it is committed in numbered pieces that ``biohybrid models
+    fetch`` joins into the variant's cache folder (control_plane/models/parts.py)."""
+
+
+def commit(name: str, folder: Path, reference_fixed: npt.NDArray[np.float32], report: str) -> Committed:
+    """Copy the runtime variant to model_artifacts/onnx/<name> (model.onnx in pieces when over the commit
+    limit), with its fixed-pair reference outputs and the parity report."""
     target = HERE / "onnx" / name
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(folder, target)
+    in_pieces = (folder / "model.onnx").stat().st_size > COMMIT_LIMIT_BYTES
+    if in_pieces:
+        target.mkdir(parents=True)
+        split_file(folder / "model.onnx", target, PIECE_BYTES)
+        for other in sorted(folder.iterdir()):
+            if other.name != "model.onnx":
+                shutil.copyfile(other, target / other.name)
+    else:
+        shutil.copytree(folder, target)
     np.savez_compressed(
         HERE / "reference" / f"{name}.npz",
         queries=np.array([q for q, _ in FIXED_PAIRS]),
@@ -333,7 +355,7 @@ def commit(name: str, folder: Path, reference_fixed: npt.NDArray[np.float32], re
         torch=reference_fixed,
     )
     (HERE / "reports" / f"{name}.md").write_text(report, encoding="utf-8")
-    return target
+    return Committed(target, in_pieces)
 
 
 def manifest_entry(
@@ -342,35 +364,46 @@ def manifest_entry(
     config: dict[str, Any],
     runtime_variant: str,
     made: dict[str, Path],
-    committed: Path | None,
+    committed: Committed | None,
     torch_dev: dict[str, Any],
     export_command: str,
 ) -> dict[str, Any]:
+    """The model's manifest entry. Committed whole, the runtime variant is served from the committed
+    folder; committed in pieces, from its cache folder, which ``biohybrid models fetch`` fills (the
+    source is then the pieces, not the base's package)."""
     base = load_manifest().model(config["base"])
+    served_from_commit = committed is not None and not committed.in_pieces
     artifacts = {}
     for variant, folder in made.items():
-        where = committed if committed is not None and variant == runtime_variant else folder
+        from_commit = served_from_commit and variant == runtime_variant
+        where = committed.folder if committed is not None and from_commit else folder
         artifacts[variant] = {
             "path": _shown(where),
-            "committed": where is committed,
-            "files": file_digests(where),
+            "committed": from_commit,
+            "files": file_digests(folder),
         }
+    source = (
+        {"parts": _shown(committed.folder)}
+        if committed is not None and committed.in_pieces
+        else asdict(base.source)
+    )
     return {
         "name": name,
         "role": "rerank",
-        "default": True,
         "description": f"biomedical cross-encoder fine-tuned here from {base.name} "
         "(query + passage → one relevance logit)",
-        "source": asdict(base.source),
-        "architecture": f"{base.architecture}; logit = scale × cosine(mean of the query segment's last "
-        "hidden states, mean of the passage segment's)",
+        "source": source,
+        "architecture": f"{base.architecture.split(' (')[0]}; logit = scale × cosine(mean of the query "
+        "segment's last hidden states, mean of the passage segment's)",
         "tokenizer": "tokenizer.json from the source; [CLS] query [SEP] passage [SEP], token_type_ids 0/1, "
         "truncated longest-first",
         "max_length": int(config["max_length"]),
         "dimension": 1,
         "pooling": "mean",
         "normalize": False,
-        "licence": LICENCE,
+        "licence": licence(base),
+        # Dynamic int8 computes activation scales per call: a pair's logit would move with its batch-mates.
+        "batch_invariant": runtime_variant != "int8",
         "runtime_variant": runtime_variant,
         "build": f"{record['command']} && {export_command}",
         "training": {
@@ -387,19 +420,23 @@ def manifest_entry(
 
 
 def upsert_manifest_entry(manifest: Path, entry: dict[str, Any]) -> None:
-    """Replace the model's entry (or append it), keeping the header comment and the other models."""
-    text = manifest.read_text(encoding="utf-8")
-    header = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
-    data = yaml.safe_load(text)
-    models = [m for m in data["models"] if m["name"] != entry["name"]]
+    """Replace the model's entry where it stands (or append it); every other line, comments included, is
+    kept as written. An export never makes its model the default: dev decides that, by hand."""
     if entry.get("default"):
-        for m in models:
-            if m["role"] == entry["role"]:
-                m.pop("default", None)
-    data["models"] = [*models, entry]
-    manifest.write_text(
-        header + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8"
+        raise ValueError(f"{entry['name']}: an export does not choose the default model; mark it by hand")
+    lines = manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+    block = yaml.safe_dump([entry], sort_keys=False, width=120, allow_unicode=True).splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == f"- name: {entry['name']}"), None)
+    if start is None:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        manifest.write_text("".join([*lines, *block]), encoding="utf-8")
+        return
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith("- ") or lines[i][:1].isalnum()),
+        len(lines),
     )
+    manifest.write_text("".join([*lines[:start], *block, *lines[end:]]), encoding="utf-8")
 
 
 def _shown(path: Path) -> str:

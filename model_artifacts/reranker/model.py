@@ -45,6 +45,8 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "relevance_logit"
 TOKENIZER_FILE = "tokenizer.json"
 HEAD_FILE = "classifier.safetensors"
+BGE_SMALL = "bge-small"
+"""The one base without a PyTorch package: its weights come from the fp32 ONNX jar (encoder_tuning.source)."""
 INITIAL_SCALE = 20.0
 """Cosine → logit at the start: 20 spreads cosines of 0.2–0.6 over 8 logits, the temperature
 sentence-transformers trains MiniLM with (MultipleNegativesRankingLoss, scale 20)."""
@@ -68,7 +70,12 @@ def transformers_lib() -> Any:
 
 
 def base_folder(base: str, cache: Path) -> Path:
-    """The installed weights of manifest model ``base`` (config.json, model.safetensors, tokenizer.json)."""
+    """The weights of manifest model ``base`` (config.json, model.safetensors, tokenizer.json): the
+    installed package's, or for bge-small (served as int8 ONNX) the fp32 graph's weights converted once."""
+    if base == BGE_SMALL:
+        from model_artifacts.encoder_tuning.source import hf_folder
+
+        return hf_folder()
     return sources.source_folder(load_manifest().model(base), cache)
 
 

@@ -166,7 +166,7 @@ def test_rerank_pipeline_orders_by_the_services_blend_and_keeps_the_tail(
     client: OpenSearch, index: str, encoder: ModelChunkEncoder, service_settings: Settings
 ) -> None:
     """The -rerank pipeline's answer is the fused list with its top `rerank_top_n` reordered by the blend
-    of the committed cross-encoder's scores (computed here in-process) with the fused order, and every
+    of the configured cross-encoder's scores (computed here in-process) with the fused order, and every
     hit below the depth still there, in fused order: asking for more than the depth cuts nothing."""
     chunks = [c for d in parse_documents("ctgov") for c in chunk(d, "section")][:200]
     assert not index_batch(client, index, chunks, encoder).failures
@@ -182,7 +182,7 @@ def test_rerank_pipeline_orders_by_the_services_blend_and_keeps_the_tail(
     reranked = client.search(index=index, params={"search_pipeline": "hybrid-rrf-rerank"}, body=body)
     fused_hits, hits = fused["hits"]["hits"], reranked["hits"]["hits"]
     assert len(hits) == len(fused_hits) == size
-    scorer = CrossEncoderScorer.load("ce-minilm", device="cpu")
+    scorer = CrossEncoderScorer.load(service_settings.models.rerank, device="cpu")
     model_scores = scorer.score(text, [h["_source"]["text"] for h in fused_hits[:depth]])
     expected = blended_scores(model_scores, size, weight)
     order = blended_order(expected)

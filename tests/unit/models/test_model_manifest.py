@@ -28,6 +28,7 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
         "splade-tiny",
         "splade-tiny-bio",
         "ce-minilm",
+        "ce-bge-small",
     }
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
     assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
@@ -40,10 +41,7 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     for spec in (minilm, mpnet, splade):
         assert spec.licence and spec.build.startswith("python -m model_artifacts.build")
     reranker = manifest.model("ce-minilm")
-    assert manifest.default_model("rerank") is reranker and (reranker.role, reranker.dimension) == (
-        "rerank",
-        1,
-    )
+    assert (reranker.role, reranker.dimension) == ("rerank", 1)
     # Trained here: the exact training and export commands rebuild it.
     assert reranker.build.startswith("python -m model_artifacts.reranker.train --config cpu --out ")
     assert "python -m model_artifacts.reranker.export --run " in reranker.build
@@ -54,6 +52,14 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert tuned.build.startswith("python -m model_artifacts.sparse_tuning.train --out ")
     assert "python -m model_artifacts.sparse_tuning.export --model " in tuned.build
     assert tuned.artifacts[tuned.runtime_variant].committed
+    ce_bge = manifest.model("ce-bge-small")
+    assert manifest.default_model("rerank") is ce_bge  # chosen on nfcorpus/dev (reports/reranker-bge.md)
+    assert (ce_bge.role, ce_bge.dimension, ce_bge.max_length) == ("rerank", 1, reranker.max_length)
+    # Over the commit limit: committed in pieces that `models fetch` joins into its cache folder.
+    assert ce_bge.source.parts == "model_artifacts/onnx/ce-bge-small" and ce_bge.source.fetched
+    assert not ce_bge.artifacts[ce_bge.runtime_variant].committed
+    assert ce_bge.build.startswith("python -m model_artifacts.reranker.train --config cpu-bge --out ")
+    assert ce_bge.licence.startswith("base weights MIT (BAAI/bge-small-en-v1.5)")
 
 
 def test_bge_small_is_pinned_in_maven_central() -> None:
@@ -119,7 +125,8 @@ def test_runtime_variant_is_committed_small_and_matches_its_digests(name: str) -
 def test_unknown_model_and_wrong_role_are_refused() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
     with pytest.raises(
-        ManifestError, match="known: bge-small, bge-small-bio, ce-minilm, minilm, mpnet, splade-tiny"
+        ManifestError,
+        match="known: bge-small, bge-small-bio, ce-bge-small, ce-minilm, minilm, mpnet, splade-tiny",
     ):
         manifest.model("biobert")
     with pytest.raises(ManifestError, match="is a sparse model, not dense"):

@@ -94,5 +94,5 @@ def test_data_key_names_the_settings() -> None:
 
 
 def test_unknown_config_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="choose one of: smoke, cpu, cpu-hybrid, gpu"):
+    with pytest.raises(ValueError, match="choose one of: smoke, cpu, cpu-hybrid, cpu-bge, gpu"):
         config_by_name("tpu")

@@ -372,7 +372,15 @@ def manifest_entry(
     folder; committed in pieces, from its cache folder, which ``biohybrid models fetch`` fills (the
     source is then the pieces, not the base's package)."""
     base = load_manifest().model(config["base"])
-    served_from_commit = committed is not None and not committed.in_pieces
+    if base.source.fetched and committed is None:
+        raise ValueError(
+            f"{name}: its base {base.name} comes from {base.source.label}, which holds the base's weights, "
+            "not this model's; export with --commit so that the entry points at the committed files"
+        )
+    # Sourced from the committed files (the pieces, or a whole file, which `models fetch` copies alike)
+    # when they are over the limit or when the base's own source is a jar or pieces `models fetch` reads.
+    from_pieces = committed is not None and (committed.in_pieces or base.source.fetched)
+    served_from_commit = committed is not None and not from_pieces
     artifacts = {}
     for variant, folder in made.items():
         from_commit = served_from_commit and variant == runtime_variant
@@ -383,9 +391,7 @@ def manifest_entry(
             "files": file_digests(folder),
         }
     source = (
-        {"parts": _shown(committed.folder)}
-        if committed is not None and committed.in_pieces
-        else asdict(base.source)
+        {"parts": _shown(committed.folder)} if committed is not None and from_pieces else asdict(base.source)
     )
     return {
         "name": name,

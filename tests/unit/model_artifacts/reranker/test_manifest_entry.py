@@ -113,3 +113,8 @@ def test_the_licence_names_the_base_weights_licence_and_the_training_terms() -> 
     bge = licence(load_manifest().model("bge-small"))
     assert bge.startswith("base weights MIT (BAAI/bge-small-en-v1.5); fine-tuned on NFCorpus train")
     assert licence(load_manifest().model("minilm")).startswith("base weights Apache-2.0; ")
+
+
+def test_a_model_from_a_jar_base_must_be_committed_or_its_entry_would_fetch_the_base(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="export with --commit"):
+        _built_entry("bge-small", _made(tmp_path), None)

@@ -86,16 +86,45 @@ def deploy_model(client: OpenSearch, model_id: str, timeout_s: float) -> str:
     )
 
 
-def remove_model(client: OpenSearch, model_id: str, connector_id: str | None = None) -> None:
-    """Undeploy and delete a replaced model (and its connector, if any)."""
+_LOADED_STATES = frozenset({"DEPLOYED", "DEPLOYING", "PARTIALLY_DEPLOYED"})
+"""States in which ml-commons refuses to delete a model ("Try undeploy model first")."""
+
+
+def remove_model(
+    client: OpenSearch, model_id: str, connector_id: str | None = None, timeout_s: float = 30.0
+) -> None:
+    """Undeploy and delete a replaced model (and its connector, if any).
+
+    The undeploy call can answer before the model's recorded state leaves DEPLOYED (ml-commons writes it
+    afterwards: opensearch-project/ml-commons#2419), and a delete in that moment is refused with a 400;
+    so the delete waits for the state to change, up to ``timeout_s``, asking again every few seconds."""
     try:
         ml(client).undeploy_model(model_id=model_id)
+        _wait_unloaded(client, model_id, timeout_s)
         ml(client).delete_model(model_id=model_id)
     except NotFoundError:
         pass
     if connector_id:
         delete_connector(client, connector_id)
     log.info("model replaced", extra={"old_model_id": model_id})
+
+
+def _wait_unloaded(client: OpenSearch, model_id: str, timeout_s: float, ask_every_s: float = 5.0) -> None:
+    started = time.monotonic()
+    asked = started
+    state = _model_state(client, model_id)
+    while state in _LOADED_STATES:
+        now = time.monotonic()
+        if now - asked >= ask_every_s:
+            ml(client).undeploy_model(model_id=model_id)
+            asked = now
+        if now - started >= timeout_s:
+            raise ModelsNotReadyError(
+                f"model {model_id} is still {state} {timeout_s:g} s after it was undeployed, so it cannot be "
+                "deleted; see the node log, then run the command again"
+            )
+        time.sleep(0.5)
+        state = _model_state(client, model_id)
 
 
 def delete_connector(client: OpenSearch, connector_id: str, wait_s: float = 10.0) -> bool:

@@ -32,6 +32,7 @@ from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, Manifest, ModelSpec, load_manifest
+from control_plane.models.parts import COMMIT_LIMIT_BYTES
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.sparse import SparseEncoder
 from control_plane.models.tokenization import BatchTokenizer
@@ -41,7 +42,6 @@ from model_artifacts.parity import TOLERANCE, max_abs_diff, row_cosines, variant
 from model_artifacts.report import ModelReport, VariantResult, render
 from model_artifacts.texts import FIXED_TEXTS, QuerySample, nfcorpus_sample
 
-COMMIT_LIMIT_BYTES = 25_000_000
 VARIANTS = ("fp32", "int8", "int8w")
 HERE = Path(__file__).resolve().parent
 REFERENCE_DIR = HERE / "reference"

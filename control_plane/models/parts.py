@@ -15,8 +15,10 @@ from pathlib import Path
 from control_plane.errors import BiohybridError
 
 PART_SUFFIX = ".part-"
+COMMIT_LIMIT_BYTES = 25_000_000
+"""The most a committed file may be."""
 PIECE_BYTES = 24_000_000
-"""The size models trained here are committed in: under the 25 MB a committed file may be."""
+"""The size a larger file is committed in: under the limit."""
 _PART = re.compile(r"^(?P<name>.+)\.part-(?P<number>\d{2})$")
 
 
@@ -41,6 +43,21 @@ def split_file(source: Path, dest: Path, max_bytes: int) -> list[Path]:
             piece.write_bytes(chunk)
             pieces.append(piece)
     return pieces
+
+
+def commit_folder(source: Path, dest: Path) -> bool:
+    """Make ``dest`` hold ``source``'s files, each one over the commit limit as pieces (what
+    :func:`join_folder` turns back into ``source``); returns whether any file was split."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    split = False
+    for path in sorted(p for p in source.iterdir() if p.is_file()):
+        if path.stat().st_size > COMMIT_LIMIT_BYTES:
+            split_file(path, dest, PIECE_BYTES)
+            split = True
+        else:
+            shutil.copyfile(path, dest / path.name)
+    return split
 
 
 def join_folder(source: Path, dest: Path) -> list[str]:

@@ -31,7 +31,7 @@ from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.dense import DenseEncoder
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, load_manifest
-from control_plane.models.parts import PIECE_BYTES, split_file
+from control_plane.models.parts import commit_folder
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts.encoder_tuning.model import (
@@ -132,9 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         for variant, folder in folders.items()
     }
     if args.commit:
-        shutil.rmtree(COMMITTED, ignore_errors=True)
-        split_file(folders["int8"] / "model.onnx", COMMITTED, PIECE_BYTES)
-        shutil.copyfile(folders["int8"] / "tokenizer.json", COMMITTED / "tokenizer.json")
+        commit_folder(folders["int8"], COMMITTED)
         np.savez_compressed(REFERENCE, texts=np.array(texts), fp32=onnx_vectors(folders["fp32"], texts))
         print(
             f"committed: {COMMITTED.relative_to(REPOSITORY_ROOT)}, {REFERENCE.relative_to(REPOSITORY_ROOT)}"

@@ -40,7 +40,7 @@ from control_plane.models.artifacts import ArtifactFiles
 from control_plane.models.cross_encoder import CrossEncoderScorer, Pair
 from control_plane.models.loading import LoadedModel
 from control_plane.models.manifest import DEFAULT_MANIFEST, ModelSpec, Source, load_manifest
-from control_plane.models.parts import PIECE_BYTES, split_file
+from control_plane.models.parts import commit_folder
 from control_plane.models.runtime import OnnxModel
 from control_plane.models.tokenization import BatchTokenizer
 from model_artifacts import export as base_export
@@ -60,7 +60,6 @@ from model_artifacts.texts import FIXED_TEXTS
 
 PROG = "python -m model_artifacts.reranker.export"
 VARIANTS = ("fp32", "int8", "int8w")
-COMMIT_LIMIT_BYTES = 25_000_000
 HERE = Path(__file__).resolve().parents[1]
 FIXED_PAIRS: tuple[Pair, ...] = tuple(itertools.product(FIXED_TEXTS[:4], FIXED_TEXTS[4:]))
 """Short queries × passages from one sentence to far past any max length: padding and truncation."""
@@ -337,17 +336,7 @@ def commit(name: str, folder: Path, reference_fixed: npt.NDArray[np.float32], re
     """Copy the runtime variant to model_artifacts/onnx/<name> (model.onnx in pieces when over the commit
     limit), with its fixed-pair reference outputs and the parity report."""
     target = HERE / "onnx" / name
-    if target.exists():
-        shutil.rmtree(target)
-    in_pieces = (folder / "model.onnx").stat().st_size > COMMIT_LIMIT_BYTES
-    if in_pieces:
-        target.mkdir(parents=True)
-        split_file(folder / "model.onnx", target, PIECE_BYTES)
-        for other in sorted(folder.iterdir()):
-            if other.name != "model.onnx":
-                shutil.copyfile(other, target / other.name)
-    else:
-        shutil.copytree(folder, target)
+    in_pieces = commit_folder(folder, target)
     np.savez_compressed(
         HERE / "reference" / f"{name}.npz",
         queries=np.array([q for q, _ in FIXED_PAIRS]),

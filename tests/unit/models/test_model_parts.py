@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from control_plane.models.parts import PartsError, join_folder, split_file
+from control_plane.models.parts import (
+    COMMIT_LIMIT_BYTES,
+    PIECE_BYTES,
+    PartsError,
+    commit_folder,
+    join_folder,
+    split_file,
+)
 
 
 def test_pieces_are_at_most_the_limit_and_join_back_to_the_same_bytes(tmp_path: Path) -> None:
@@ -53,3 +60,26 @@ def test_a_limit_that_would_need_more_than_100_pieces_is_refused(tmp_path: Path)
         split_file(source, tmp_path / "c", 0)
     with pytest.raises(PartsError, match="not a folder"):
         join_folder(tmp_path / "absent", tmp_path / "j")
+
+
+def test_a_committed_folder_holds_small_files_whole_and_large_ones_in_pieces(tmp_path: Path) -> None:
+    """What the exports commit: joined back, the folder is the source again."""
+    source = tmp_path / "int8"
+    source.mkdir()
+    (source / "model.onnx").write_bytes(b"m" * (COMMIT_LIMIT_BYTES + 1))
+    (source / "tokenizer.json").write_text("{}")
+    dest = tmp_path / "onnx" / "ce-x"
+    dest.mkdir(parents=True)
+    (dest / "stale.onnx").write_text("old")  # a previous commit's file does not survive
+    assert commit_folder(source, dest) is True
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "model.onnx.part-00",
+        "model.onnx.part-01",
+        "tokenizer.json",
+    ]
+    assert (dest / "model.onnx.part-00").stat().st_size == PIECE_BYTES
+    join_folder(dest, tmp_path / "joined")
+    assert (tmp_path / "joined" / "model.onnx").read_bytes() == (source / "model.onnx").read_bytes()
+    (source / "model.onnx").write_bytes(b"small")
+    assert commit_folder(source, dest) is False
+    assert sorted(p.name for p in dest.iterdir()) == ["model.onnx", "tokenizer.json"]

@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--weights", default=",".join(map(str, DEFAULT_WEIGHTS)))
     parser.add_argument("--fixed", help="DEPTH:WEIGHT: only the fused baseline and this point (test splits)")
     parser.add_argument("--limit", type=int, help="only the first N judged queries")
+    parser.add_argument(
+        "--model",
+        help="the served rerank model to call (default: models.rerank in the settings); the report names it",
+    )
     parser.add_argument("--out", type=Path, required=True, help="markdown report (the plot goes beside it)")
     return parser
 
@@ -53,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     load_before = os.getloadavg()[0]
     settings = load_settings()
+    model = args.model or settings.models.rerank
     grid = grid_of(args)
     test_set = load_test_set(args.test_set)
     qrels = test_set.qrels()
@@ -63,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.index,
         args.pipeline,
         settings.models.service_url,
-        settings.models.rerank,
+        model,
         queries,
         args.candidates,
         max(d for d, _ in grid),
@@ -75,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         test_set=args.test_set,
         pipeline=args.pipeline,
         index=args.index,
-        model=settings.models.rerank,
+        model=model,
         queries=len(items),
         candidates=args.candidates,
         plot_name=plot_path.name,

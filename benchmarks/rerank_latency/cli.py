@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pipeline", default="hybrid-minmax")
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--depths", default=",".join(str(d) for d in DEPTHS))
+    parser.add_argument(
+        "--model",
+        help="the served rerank model to call (default: models.rerank in the settings); the report names it",
+    )
     parser.add_argument("--out", type=Path, required=True)
     return parser
 
@@ -45,7 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     depths = [int(d) for d in args.depths.split(",")]
     settings = load_settings()
     client = make_client(settings.opensearch)
-    url = f"{settings.models.service_url}/v1/rerank/{settings.models.rerank}"
+    model = args.model or settings.models.rerank
+    url = f"{settings.models.service_url}/v1/rerank/{model}"
     queries = [q.text for q in load_test_set(args.test_set).queries()][: args.queries + 1]
     load_before = os.getloadavg()[0]
     started = time.monotonic()
@@ -62,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     plot_path = args.out.with_suffix(".png")
     header = Header(
         run=finished_run(PROG, argv, load_before, seconds=time.monotonic() - started),
-        model=settings.models.rerank,
+        model=model,
         model_weight=settings.models.rerank_model_weight,
         pipeline=args.pipeline,
         index=args.index,

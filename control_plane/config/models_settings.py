@@ -30,23 +30,23 @@ class ModelsSettings(StrictSettings):
         "when it changes",
     )
     rerank: str = Field(
-        "ce-bge-small",
+        "ce-bge-small-distil",
         description="the project's cross-encoder (model_artifacts/reranker); a dense model's name reranks "
         "by the cosine of its embeddings instead",
     )
     rerank_top_n: int = Field(
-        20,
+        30,
         ge=1,
         le=1000,
         description="the rerank depth: the -rerank pipelines score the first N fused hits; hits below "
         "keep the fused order under them, so nothing is cut",
     )
     rerank_model_weight: float = Field(
-        0.3,
+        0.4,
         ge=0,
         le=1,
         description="blend of the model's order with the fused one (0: fused order, 1: the model's); "
-        "chosen on nfcorpus/dev: model_artifacts/reports/reranker-bge.md",
+        "chosen on nfcorpus/dev: model_artifacts/reports/reranker-distil.md",
     )
     sparse_query_mode: Literal["bi-encoder", "doc-only"] = Field(
         "bi-encoder",

@@ -48,7 +48,7 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rerank",
         action="append",
-        help="cross-encoder to serve (repeatable; default ce-minilm and ce-bge-small)",
+        help="cross-encoder to serve (repeatable; default ce-minilm, ce-bge-small and ce-bge-small-distil)",
     )
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
     p.add_argument("--max-wait-ms", type=float, default=d.max_wait_ms, help="wait to fill a batch")

@@ -22,7 +22,7 @@ class ServiceConfig:
     sparse_models: tuple[str, ...] = ("splade-tiny", "splade-tiny-bio")
     """Served on /v1/sparse/<name>: the default and the model fine-tuned from it, for A/B runs and for
     indices encoded with either (``biohybrid reencode`` moves an index between them)."""
-    rerank_models: tuple[str, ...] = ("ce-minilm", "ce-bge-small")
+    rerank_models: tuple[str, ...] = ("ce-minilm", "ce-bge-small", "ce-bge-small-distil")
     """Cross-encoders served on /v1/rerank/<name> (a dense model's name there still gives its cosine): the
     one trained from MiniLM and the one trained from bge-small (``models.rerank`` picks)."""
     max_batch: int = 32

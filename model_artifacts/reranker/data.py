@@ -27,7 +27,7 @@ import json
 import logging
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,13 @@ from model_artifacts.reranker.pairs import (
     normalise_query,
     positive_passages,
     retrieved_positives,
+)
+from model_artifacts.reranker.teacher import (
+    TEACHER_SOURCES,
+    fused_scores,
+    parse_teacher,
+    teacher_file,
+    teacher_record,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -98,6 +105,8 @@ class TrainingData:
     doc_of: dict[str, str]
     """NFCorpus passage (chunk) id → document id, for the dev candidates."""
     manifest: dict[str, Any]
+    teachers: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    """source → query id → passage id → the teacher's score (``teacher.py``); empty without one."""
 
 
 def held_out_guard(settings: DataSettings) -> LeakageGuard:
@@ -317,9 +326,39 @@ def ensure_data(settings: DataSettings, root: Path = DEFAULT_ROOT, *, rebuild: b
         return folder
     guard = held_out_guard(settings)
     manifest["held_out_queries"] = len(guard.held_out_ids)
+    manifest.pop("teachers", None)  # they score the queries being rebuilt
     for source in missing:
         log.info("building training data", extra={"source": source, "folder": str(folder)})
         built[source] = _build_source(source, settings, guard, folder)
+        _write_manifest(folder, manifest)
+    return folder
+
+
+def teacher_sources(settings: DataSettings) -> tuple[str, ...]:
+    """The sources a pipeline can score: those mined from an index."""
+    return tuple(s for s in TEACHER_SOURCES if s == "nfcorpus" or settings.miner == "hybrid")
+
+
+def ensure_teacher(settings: DataSettings, pipeline: str, root: Path = DEFAULT_ROOT) -> Path:
+    """Score every training query's passages with ``pipeline`` (``teacher.py``), once; return the folder.
+
+    Needs the training data built (``ensure_data``) and the node with the indices it was mined from."""
+    folder = data_folder(settings, root)
+    manifest = _read_manifest(folder)
+    recorded = manifest.setdefault("teachers", {}).setdefault(pipeline, {})
+    indices = {"nfcorpus": settings.nfcorpus_index, "scifact": settings.scifact_index}
+    for source in teacher_sources(settings):
+        name = teacher_file(source, pipeline)
+        if name in recorded and _files_intact(folder, {"files": {name: recorded[name]}}):
+            continue
+        log.info("scoring training passages", extra={"source": source, "pipeline": pipeline})
+        client = _client()
+        queries = [TrainQuery.from_json(r) for r in read_jsonl(folder / f"{source}-train.jsonl")]
+        records = [
+            teacher_record(q, fused_scores(client, indices[source], q.text, settings.mine_depth, pipeline))
+            for q in queries
+        ]
+        recorded[name] = _write_jsonl(folder / name, records)
         _write_manifest(folder, manifest)
     return folder
 
@@ -376,7 +415,8 @@ def _client() -> OpenSearch:
     return client
 
 
-def load_data(folder: Path) -> TrainingData:
+def load_data(folder: Path, teacher: str | None = None) -> TrainingData:
+    """The cached training data; with ``teacher``, that pipeline's scores too (``ensure_teacher``)."""
     manifest = _read_manifest(folder)
     built = manifest.get("sources", {})
     missing = [s for s in SOURCES if s not in built]
@@ -398,7 +438,21 @@ def load_data(folder: Path) -> TrainingData:
         )
         for r in read_jsonl(folder / "nfcorpus-dev.jsonl")
     ]
-    return TrainingData(folder=folder, sources=sources, dev=dev, doc_of=doc_of, manifest=manifest)
+    teachers: dict[str, dict[str, dict[str, float]]] = {}
+    if teacher is not None:
+        recorded = manifest.get("teachers", {}).get(teacher, {})
+        for source in SOURCES:
+            name = teacher_file(source, teacher)
+            if name in recorded:
+                teachers[source] = parse_teacher(list(read_jsonl(folder / name)))
+        if not teachers:
+            raise DataError(
+                f"{folder} holds no {teacher} teacher scores: run python -m model_artifacts.reranker.data "
+                f"--config <name> (it scores them when the config distils)"
+            )
+    return TrainingData(
+        folder=folder, sources=sources, dev=dev, doc_of=doc_of, manifest=manifest, teachers=teachers
+    )
 
 
 def _write_jsonl(path: Path, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -448,7 +502,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        folder = ensure_data(config_by_name(args.config).data, args.root, rebuild=args.rebuild)
+        config = config_by_name(args.config)
+        folder = ensure_data(config.data, args.root, rebuild=args.rebuild)
+        if config.distil_from is not None:
+            ensure_teacher(config.data, config.distil_from, args.root)
     except (DataError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (folder / TOKENIZER_FILE).is_file():
         print(f"error: {folder} holds no trained model (train first, or pick a checkpoint)", file=sys.stderr)
         return 2
-    data = load_data(Path(record["data"]["folder"]))
+    data = load_data(REPO_ROOT / record["data"]["folder"])  # relative to the repository, or absolute
     model = load_cross_encoder(folder).eval()
     tokenizer = BatchTokenizer.from_file(folder / TOKENIZER_FILE, int(config["max_length"]))
     made = export_variants(model, folder, args.cache / name, name, config)
@@ -216,6 +216,12 @@ def model_spec(name: str, max_length: int, base: str, runtime_variant: str) -> M
         runtime_variant=runtime_variant,
         build="",
     )
+
+
+def _taught_by(config: dict[str, Any]) -> str:
+    """`` with distillation from <pipeline>`` for a run that distilled (older runs lack the key)."""
+    teacher = config.get("distil_from")
+    return f" with distillation from {teacher}" if teacher else ""
 
 
 def onnx_scorer(spec: ModelSpec, folder: Path, tokenizer: BatchTokenizer) -> CrossEncoderScorer:
@@ -385,7 +391,7 @@ def manifest_entry(
     return {
         "name": name,
         "role": "rerank",
-        "description": f"biomedical cross-encoder fine-tuned here from {base.name} "
+        "description": f"biomedical cross-encoder fine-tuned here from {base.name}{_taught_by(config)} "
         "(query + passage → one relevance logit)",
         "source": source,
         "architecture": f"{base.architecture.split(' (')[0]}; logit = scale × cosine(mean of the query "

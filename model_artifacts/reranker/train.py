@@ -32,7 +32,14 @@ from control_plane.models.cross_encoder import encode_pairs
 from control_plane.models.tokenization import BatchTokenizer, pad_encodings
 from model_artifacts.reranker import checkpoints
 from model_artifacts.reranker.config import TrainConfig, config_by_name
-from model_artifacts.reranker.data import DEFAULT_ROOT, REPO_ROOT, TrainingData, ensure_data, load_data
+from model_artifacts.reranker.data import (
+    DEFAULT_ROOT,
+    REPO_ROOT,
+    TrainingData,
+    ensure_data,
+    ensure_teacher,
+    load_data,
+)
 from model_artifacts.reranker.model import (
     INPUTS,
     TOKENIZER_FILE,
@@ -47,6 +54,7 @@ from model_artifacts.reranker.model import (
 )
 from model_artifacts.reranker.pairs import build_group, group_rng, schedule
 from model_artifacts.reranker.ranking import DevMetrics, dev_metrics
+from model_artifacts.reranker.teacher import teacher_targets
 
 PROG = "python -m model_artifacts.reranker.train"
 STATE_FILE = checkpoints.STATE_FILE
@@ -104,8 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def canonical_command(config: TrainConfig, out: Path) -> str:
     """The command that makes this run from scratch (what the model manifest records)."""
-    shown = out.resolve().relative_to(REPO_ROOT) if out.resolve().is_relative_to(REPO_ROOT) else out
-    return f"{PROG} --config {config.name} --out {shown}"
+    return f"{PROG} --config {config.name} --out {repo_relative(out)}"
+
+
+def repo_relative(path: Path) -> Path:
+    """``path`` relative to the repository when inside it, so a run's record reads the same in any clone."""
+    return path.resolve().relative_to(REPO_ROOT) if path.resolve().is_relative_to(REPO_ROOT) else path
 
 
 def train(
@@ -122,7 +134,10 @@ def train(
     if config.threads > 0:
         torch.set_num_threads(config.threads)
     device = _device(torch, config)
-    data = load_data(ensure_data(config.data, data_root))
+    folder = ensure_data(config.data, data_root)
+    if config.distil_from is not None:
+        ensure_teacher(config.data, config.distil_from, data_root)
+    data = load_data(folder, teacher=config.distil_from)
     source = base_folder(config.base, REPO_ROOT / ".cache" / "models")
     record = _start_record(config, out, resume, data, source, invocation)
     tokenizer = BatchTokenizer.from_file(source / TOKENIZER_FILE, config.max_length)
@@ -225,6 +240,8 @@ def _start_record(
     """Create or check ``train.json``: a run continues only with the config and data it started with."""
     path = out / "train.json"
     data_digest = {name: entry["files"] for name, entry in data.manifest["sources"].items()}
+    if config.distil_from is not None:
+        data_digest[f"teacher-{config.distil_from}"] = data.manifest["teachers"][config.distil_from]
     if path.is_file():
         if not resume:
             raise RunError(
@@ -242,8 +259,8 @@ def _start_record(
         record = {
             "command": canonical_command(config, out),
             "config": config.to_json(),
-            "base_weights": str(source),
-            "data": {"folder": str(data.folder), "files": data_digest},
+            "base_weights": str(repo_relative(source)),
+            "data": {"folder": str(repo_relative(data.folder)), "files": data_digest},
             "versions": _versions(),
             "invocations": [],
         }
@@ -301,10 +318,12 @@ def _step(
     device: str,
 ) -> tuple[float, dict[str, float]]:
     """Forward and backward one batch of groups; returns the loss, overall and per source of its groups
-    (the caller steps the optimizer)."""
+    (the caller steps the optimizer). A group whose query has teacher scores adds the distillation term,
+    ``distil_weight`` × the cross-entropy from the teacher's distribution."""
     pairs: list[tuple[str, str]] = []
     sources: list[str] = []
     targets: list[tuple[float, ...]] = []
+    taught: list[tuple[float, ...]] = []
     for slot, (source_index, query_index) in enumerate(slots):
         source = names[int(source_index)]
         query = data.sources[source].queries[int(query_index)]
@@ -313,6 +332,12 @@ def _step(
         pairs.extend((query.text, passages[p]) for p in group.passage_ids)
         targets.append(group.targets)
         sources.append(source)
+        scores = data.teachers.get(source, {}).get(query.query_id)
+        taught.append(
+            teacher_targets([scores.get(p, 0.0) for p in group.passage_ids], config.distil_temperature)
+            if scores is not None
+            else (0.0,) * len(group.passage_ids)
+        )
     encodings = encode_pairs(tokenizer, pairs)
     run = pad_encodings(list(range(len(pairs))), encodings, tokenizer.pad_id)
     feeds = {k: torch.from_numpy(v).to(device) for k, v in run.feeds(INPUTS).items()}
@@ -320,7 +345,11 @@ def _step(
     with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=config.precision == "bf16"):
         logits = model(**feeds).float().view(len(targets), config.group_size)
     target = torch.tensor(targets, dtype=torch.float32, device=device)
-    per_group = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1)
+    log_probs = torch.log_softmax(logits, dim=1)
+    per_group = -(target * log_probs).sum(dim=1)
+    if config.distil_from is not None:
+        teacher = torch.tensor(taught, dtype=torch.float32, device=device)
+        per_group = per_group - config.distil_weight * (teacher * log_probs).sum(dim=1)
     loss = per_group.mean()
     loss.backward()
     torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], config.max_grad_norm)

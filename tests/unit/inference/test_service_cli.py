@@ -16,7 +16,7 @@ def test_defaults_serve_the_dense_models_and_splade_on_loopback_8501() -> None:
     assert (config.host, config.port) == ("127.0.0.1", 8501)
     assert config.dense_models == ("bge-small-bio", "bge-small", "minilm")
     assert config.sparse_models == ("splade-tiny", "splade-tiny-bio")
-    assert config.rerank_models == ("ce-minilm", "ce-bge-small")
+    assert config.rerank_models == ("ce-minilm", "ce-bge-small", "ce-bge-small-distil")
 
 
 def test_flags_map_onto_the_config() -> None:

@@ -29,6 +29,7 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
         "splade-tiny-bio",
         "ce-minilm",
         "ce-bge-small",
+        "ce-bge-small-distil",
     }
     minilm, mpnet, splade = (manifest.model(n) for n in ("minilm", "mpnet", "splade-tiny"))
     assert (minilm.dimension, minilm.pooling, minilm.normalize) == (384, "mean", True)
@@ -53,13 +54,17 @@ def test_manifest_describes_every_model_with_its_source_and_shape() -> None:
     assert "python -m model_artifacts.sparse_tuning.export --model " in tuned.build
     assert tuned.artifacts[tuned.runtime_variant].committed
     ce_bge = manifest.model("ce-bge-small")
-    assert manifest.default_model("rerank") is ce_bge  # chosen on nfcorpus/dev (reports/reranker-bge.md)
     assert (ce_bge.role, ce_bge.dimension, ce_bge.max_length) == ("rerank", 1, reranker.max_length)
     # Over the commit limit: committed in pieces that `models fetch` joins into its cache folder.
     assert ce_bge.source.parts == "model_artifacts/onnx/ce-bge-small" and ce_bge.source.fetched
     assert not ce_bge.artifacts[ce_bge.runtime_variant].committed
     assert ce_bge.build.startswith("python -m model_artifacts.reranker.train --config cpu-bge --out ")
     assert ce_bge.licence.startswith("base weights MIT (BAAI/bge-small-en-v1.5)")
+    distilled = manifest.model("ce-bge-small-distil")
+    assert manifest.default_model("rerank") is distilled  # chosen on nfcorpus/dev (reranker-distil.md)
+    assert distilled.source.parts == "model_artifacts/onnx/ce-bge-small-distil" and distilled.source.fetched
+    assert distilled.build.startswith("python -m model_artifacts.reranker.train --config cpu-bge-distil ")
+    assert "distillation from hybrid-minmax" in distilled.description
 
 
 def test_bge_small_is_pinned_in_maven_central() -> None:
@@ -126,7 +131,8 @@ def test_unknown_model_and_wrong_role_are_refused() -> None:
     manifest = load_manifest(DEFAULT_MANIFEST)
     with pytest.raises(
         ManifestError,
-        match="known: bge-small, bge-small-bio, ce-bge-small, ce-minilm, minilm, mpnet, splade-tiny",
+        match="known: bge-small, bge-small-bio, ce-bge-small, ce-bge-small-distil, ce-minilm, minilm, mpnet, "
+        "splade-tiny",
     ):
         manifest.model("biobert")
     with pytest.raises(ManifestError, match="is a sparse model, not dense"):

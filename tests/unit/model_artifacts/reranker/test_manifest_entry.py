@@ -79,9 +79,11 @@ def _made(tmp_path: Path) -> dict[str, Path]:
     return made
 
 
-def _built_entry(base: str, made: dict[str, Path], committed: Committed | None) -> dict[str, Any]:
+def _built_entry(
+    base: str, made: dict[str, Path], committed: Committed | None, **settings: Any
+) -> dict[str, Any]:
     record = {"command": "train", "data": {"files": {}}, "versions": {}}
-    config = {"base": base, "max_length": 160, "name": "cpu-bge", "seed": 13, "steps": 800}
+    config = {"base": base, "max_length": 160, "name": "cpu-bge", "seed": 13, "steps": 800, **settings}
     return manifest_entry("ce-x", record, config, "int8", made, committed, {"auc": 0.7}, "export")
 
 
@@ -107,6 +109,16 @@ def test_a_model_committed_whole_is_served_from_the_commit_and_keeps_its_base_so
         "files": entry["artifacts"]["int8"]["files"],
     }
     assert entry["artifacts"]["fp32"]["committed"] is False
+
+
+def test_the_description_names_the_teacher_of_a_distilled_model(tmp_path: Path) -> None:
+    made = _made(tmp_path)
+    whole = tmp_path / "model_artifacts" / "onnx" / "ce-x"
+    shutil.copytree(made["int8"], whole)
+    plain = _built_entry("minilm", made, Committed(whole, in_pieces=False), distil_from=None)
+    taught = _built_entry("minilm", made, Committed(whole, in_pieces=False), distil_from="hybrid-minmax")
+    assert "distillation" not in plain["description"]
+    assert "fine-tuned here from minilm with distillation from hybrid-minmax" in taught["description"]
 
 
 def test_the_licence_names_the_base_weights_licence_and_the_training_terms() -> None:

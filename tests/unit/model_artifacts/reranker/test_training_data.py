@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 
@@ -94,5 +95,14 @@ def test_data_key_names_the_settings() -> None:
 
 
 def test_unknown_config_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="choose one of: smoke, cpu, cpu-hybrid, cpu-bge, gpu"):
+    known = "smoke, cpu, cpu-hybrid, cpu-bge, cpu-bge-distil, gpu"
+    with pytest.raises(ValueError, match=f"choose one of: {known}"):
         config_by_name("tpu")
+
+
+def test_a_run_records_paths_inside_the_repository_relative_to_it() -> None:
+    from model_artifacts.reranker.data import REPO_ROOT
+    from model_artifacts.reranker.train import repo_relative
+
+    assert repo_relative(REPO_ROOT / ".cache" / "models" / "bge-small") == Path(".cache/models/bge-small")
+    assert repo_relative(Path("/elsewhere/run")) == Path("/elsewhere/run")

@@ -61,6 +61,13 @@ def teacher_targets(scores: Sequence[float], temperature: float) -> tuple[float,
     return tuple(w / total for w in weights)
 
 
+def group_loss(log_probs: Any, labels: Any, teacher: Any, weight: float) -> Any:
+    """Per group (rows): the cross-entropy from the label distribution plus ``weight`` × the cross-entropy
+    from the teacher's; a row of zeros in ``teacher`` (a group without one) adds nothing. Works on numpy
+    arrays and torch tensors alike."""
+    return -(labels * log_probs).sum(-1) - weight * (teacher * log_probs).sum(-1)
+
+
 def teacher_file(source: str, pipeline: str) -> str:
     return f"{source}-teacher-{pipeline}.jsonl"
 

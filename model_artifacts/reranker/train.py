@@ -54,7 +54,7 @@ from model_artifacts.reranker.model import (
 )
 from model_artifacts.reranker.pairs import build_group, group_rng, schedule
 from model_artifacts.reranker.ranking import DevMetrics, dev_metrics
-from model_artifacts.reranker.teacher import teacher_targets
+from model_artifacts.reranker.teacher import group_loss, teacher_targets
 
 PROG = "python -m model_artifacts.reranker.train"
 STATE_FILE = checkpoints.STATE_FILE
@@ -345,11 +345,9 @@ def _step(
     with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=config.precision == "bf16"):
         logits = model(**feeds).float().view(len(targets), config.group_size)
     target = torch.tensor(targets, dtype=torch.float32, device=device)
-    log_probs = torch.log_softmax(logits, dim=1)
-    per_group = -(target * log_probs).sum(dim=1)
-    if config.distil_from is not None:
-        teacher = torch.tensor(taught, dtype=torch.float32, device=device)
-        per_group = per_group - config.distil_weight * (teacher * log_probs).sum(dim=1)
+    teacher = torch.tensor(taught, dtype=torch.float32, device=device)
+    weight = config.distil_weight if config.distil_from is not None else 0.0
+    per_group = group_loss(torch.log_softmax(logits, dim=1), target, teacher, weight)
     loss = per_group.mean()
     loss.backward()
     torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], config.max_grad_norm)

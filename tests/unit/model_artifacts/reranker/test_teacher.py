@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from model_artifacts.reranker.pairs import TrainQuery
-from model_artifacts.reranker.teacher import parse_teacher, teacher_record, teacher_targets
+from model_artifacts.reranker.teacher import group_loss, parse_teacher, teacher_record, teacher_targets
 
 
 def test_teacher_targets_are_the_softmax_of_scores_over_the_temperature() -> None:
@@ -37,3 +38,12 @@ def test_teacher_record_scores_every_positive_and_negative_and_zero_for_one_not_
     record = teacher_record(query, {"d1#0": 0.8, "d7#0": 0.35, "other#0": 0.9})
     assert record == {"query_id": "PLAIN-3", "scores": {"d1#0": 0.8, "d7#0": 0.35, "d9#2": 0.0}}
     assert parse_teacher([record]) == {"PLAIN-3": {"d1#0": 0.8, "d7#0": 0.35, "d9#2": 0.0}}
+
+
+def test_group_loss_adds_the_weighted_teacher_cross_entropy_and_nothing_without_a_teacher() -> None:
+    log_probs = np.log(np.array([[0.5, 0.25, 0.25], [0.5, 0.25, 0.25]]))
+    labels = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    teacher = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])  # the second group has no teacher
+    # group 1: -ln 0.5 (labels) + 2 × -ln 0.25 (teacher) = ln 2 + 4 ln 2; group 2: ln 2 alone
+    assert group_loss(log_probs, labels, teacher, 2.0) == pytest.approx([5 * math.log(2), math.log(2)])
+    assert group_loss(log_probs, labels, teacher, 0.0) == pytest.approx([math.log(2), math.log(2)])

@@ -131,6 +131,20 @@ _CPU = TrainConfig(
     val_queries=48,
 )
 
+# Issue 51 item 2 on 2 CPU cores: ``cpu-hybrid`` (same data, mix, rates) from bge-small-en-v1.5, twice
+# MiniLM's depth (12 layers). bge-small, not bge-small-bio: the tuned model's fp32 weights are not kept
+# (only its int8 graph is committed, and int8 weights cannot seed training). 800 steps: ce-minilm's best
+# dev step, and at ≈ 2× MiniLM's step time the run stays under an hour.
+_CPU_BGE = replace(
+    _CPU,
+    name="cpu-bge",
+    data=DataSettings(medline_limit=4000, miner="hybrid", scifact_held_out=300),
+    model_name="ce-bge-small",
+    base="bge-small",
+    mix=(("nfcorpus", 0.45), ("scifact", 0.3), ("medline", 0.25)),
+    steps=800,
+)
+
 CONFIGS: dict[str, TrainConfig] = {
     # ≤ 3 min on 2 shared cores: proves loss falls, checkpoints and resume; nothing to report.
     "smoke": TrainConfig(
@@ -162,33 +176,14 @@ CONFIGS: dict[str, TrainConfig] = {
         model_name="ce-minilm-hybrid",
         mix=(("nfcorpus", 0.45), ("scifact", 0.3), ("medline", 0.25)),
     ),
-    # Issue 51 item 2 on 2 CPU cores: ``cpu-hybrid`` (same data, mix, rates) from bge-small-en-v1.5, twice
-    # MiniLM's depth (12 layers). bge-small, not bge-small-bio: the tuned model's fp32 weights are not kept
-    # (only its int8 graph is committed, and int8 weights cannot seed training). 800 steps: ce-minilm's best
-    # dev step, and at ≈ 2× MiniLM's step time the run stays under an hour.
-    "cpu-bge": replace(
-        _CPU,
-        name="cpu-bge",
-        data=DataSettings(medline_limit=4000, miner="hybrid", scifact_held_out=300),
-        model_name="ce-bge-small",
-        base="bge-small",
-        mix=(("nfcorpus", 0.45), ("scifact", 0.3), ("medline", 0.25)),
-        steps=800,
-    ),
+    "cpu-bge": _CPU_BGE,
     # ``cpu-bge`` with distillation from the fused ensemble (issue 51 item 2): each group's softmax is
     # pulled towards hybrid-minmax's as well as the labels', at equal weight. Temperature 0.1, set after
     # reading the teacher's scores and before any run, not tuned: on NFCorpus train the median positive
     # scores 0.28 and the median mined negative 0.18, a ratio of e^1 at 0.1; a query's negatives span 0.62
     # (median), e^6.
     "cpu-bge-distil": replace(
-        _CPU,
-        name="cpu-bge-distil",
-        data=DataSettings(medline_limit=4000, miner="hybrid", scifact_held_out=300),
-        model_name="ce-bge-small-distil",
-        base="bge-small",
-        mix=(("nfcorpus", 0.45), ("scifact", 0.3), ("medline", 0.25)),
-        steps=800,
-        distil_from="hybrid-minmax",
+        _CPU_BGE, name="cpu-bge-distil", model_name="ce-bge-small-distil", distil_from="hybrid-minmax"
     ),
     # One GPU: all NFCorpus/SciFact queries many times over, 40k MEDLINE pairs, longer inputs; mined and
     # held out as ``cpu-hybrid`` is, so its SciFact check stays a held-out one.

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from control_plane.cli.common import EXIT_CLUSTER, Subcommands, guide
+from control_plane.cli.common import EXIT_CLUSTER, EXIT_CONFIG, Subcommands, guide
 from control_plane.config.settings import ENV_CONFIG_FILE, Settings
 
 
@@ -27,6 +27,16 @@ def add_parsers(commands: Subcommands) -> None:
         help="folder of its pid and log files (default .local/inference); a second service on this "
         "machine, such as the local cluster's, needs its own",
     )
+    for role in ("dense", "sparse", "rerank"):
+        service.add_argument(
+            f"--{role}",
+            action="append",
+            default=[],
+            metavar="MODEL",
+            help=f"a {role} model to serve, from control_plane/models/manifest.yaml (repeatable; default: "
+            f"the service's own list, `python -m control_plane.inference --help`); with start only, and "
+            "only when no service runs on the port yet",
+        )
     service.set_defaults(handler=_service)
 
     api = commands.add_parser(
@@ -47,16 +57,27 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _service(settings: Settings, args: argparse.Namespace) -> int:
-    from control_plane.inference.process import STATE_DIR, start_service, stop_service
+    from control_plane.inference.process import STATE_DIR, model_options, start_service, stop_service
 
     state_dir: Path = args.state_dir or STATE_DIR
+    models = model_options(args.dense, args.sparse, args.rerank)
     if args.action == "start":
         try:
-            url, started = start_service(args.port, state_dir)
-            print(f"inference service {'started' if started else 'already running'} at {url}")
+            url, started = start_service(args.port, state_dir, models=models)
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_CLUSTER
+        if not started and models:
+            print(
+                f"error: an inference service already runs at {url} with its own models; stop it first "
+                "(biohybrid service stop) to serve the models asked for",
+                file=sys.stderr,
+            )
+            return EXIT_CONFIG
+        print(f"inference service {'started' if started else 'already running'} at {url}")
+    elif models:
+        print("error: --dense, --sparse and --rerank go with start", file=sys.stderr)
+        return EXIT_CONFIG
     else:
         stopped = stop_service(state_dir)
         print("inference service stopped" if stopped else "no inference service was running")

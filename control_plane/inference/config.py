@@ -24,7 +24,8 @@ class ServiceConfig:
     indices encoded with either (``biohybrid reencode`` moves an index between them)."""
     rerank_models: tuple[str, ...] = ("ce-minilm", "ce-bge-small", "ce-bge-small-distil")
     """Cross-encoders served on /v1/rerank/<name> (a dense model's name there still gives its cosine): the
-    one trained from MiniLM and the one trained from bge-small (``models.rerank`` picks)."""
+    one trained from MiniLM and the two trained from bge-small, with and without the fused ensemble as
+    teacher (``models.rerank`` picks)."""
     max_batch: int = 32
     """Texts per model call, merged across concurrent requests."""
     max_wait_ms: float = 5.0

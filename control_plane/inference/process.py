@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -12,10 +13,24 @@ READY_TIMEOUT_S: Final = 180.0  # loads every served model before /ready answers
 
 
 def start_service(
-    port: int, state_dir: Path = STATE_DIR, timeout_s: float = READY_TIMEOUT_S
+    port: int,
+    state_dir: Path = STATE_DIR,
+    timeout_s: float = READY_TIMEOUT_S,
+    models: tuple[str, ...] = (),
 ) -> tuple[str, bool]:
-    """Its URL and whether this call started it (False: one already answered on ``port``)."""
-    return background.start("control_plane.inference", port, state_dir, timeout_s)
+    """Its URL and whether this call started it (False: one already answered on ``port``). ``models``:
+    the service's own model options (``--rerank ce-minilm``…; see :func:`model_options`), passed on."""
+    return background.start("control_plane.inference", port, state_dir, timeout_s, models)
+
+
+def model_options(dense: Sequence[str], sparse: Sequence[str], rerank: Sequence[str]) -> tuple[str, ...]:
+    """The service's command-line options that serve these models (a role left empty keeps its default)."""
+    return tuple(
+        token
+        for flag, names in (("--dense", dense), ("--sparse", sparse), ("--rerank", rerank))
+        for name in names
+        for token in (flag, name)
+    )
 
 
 def stop_service(state_dir: Path = STATE_DIR) -> bool:

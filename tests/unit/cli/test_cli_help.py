@@ -52,3 +52,8 @@ def test_ingest_refuses_a_source_that_is_not_there_before_it_starts(
     assert main(["ingest", str(absent), "--index", "chunks-default"]) == 2
     err = capsys.readouterr().err
     assert str(absent) in err and "dataset ids: pmc" in err
+
+
+def test_service_model_options_go_with_start_only(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["service", "stop", "--state-dir", str(tmp_path), "--rerank", "ce-minilm"]) == 2
+    assert "--dense, --sparse and --rerank go with start" in capsys.readouterr().err

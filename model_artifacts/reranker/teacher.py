@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from opensearchpy import OpenSearch
@@ -27,9 +26,6 @@ from model_artifacts.reranker.pairs import TrainQuery
 
 TEACHER_SOURCES: tuple[str, ...] = ("nfcorpus", "scifact")
 """Sources whose passages live in an index the pipeline can score."""
-
-TeacherScores = Mapping[str, Mapping[str, float]]
-"""query id → passage id → teacher score."""
 
 
 def fused_scores(client: OpenSearch, index: str, text: str, depth: int, pipeline: str) -> dict[str, float]:
@@ -74,7 +70,3 @@ def teacher_file(source: str, pipeline: str) -> str:
 
 def parse_teacher(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     return {str(r["query_id"]): {str(k): float(v) for k, v in r["scores"].items()} for r in records}
-
-
-def missing_teachers(folder: Path, sources: Sequence[str], pipeline: str) -> list[str]:
-    return [s for s in sources if not (folder / teacher_file(s, pipeline)).is_file()]

@@ -35,21 +35,13 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
     d = ServiceConfig()
     p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument(
-        "--dense",
-        action="append",
-        help="dense model to serve (repeatable; default bge-small-bio, bge-small and minilm)",
-    )
-    p.add_argument(
-        "--sparse",
-        action="append",
-        help="sparse model to serve (repeatable; default splade-tiny and splade-tiny-bio)",
-    )
-    p.add_argument(
-        "--rerank",
-        action="append",
-        help="cross-encoder to serve (repeatable; default ce-minilm, ce-bge-small and ce-bge-small-distil)",
-    )
+    for flag, what, defaults in (
+        ("--dense", "dense model", d.dense_models),
+        ("--sparse", "sparse model", d.sparse_models),
+        ("--rerank", "cross-encoder", d.rerank_models),
+    ):
+        help_text = f"{what} to serve (repeatable; default {', '.join(defaults)})"
+        p.add_argument(flag, action="append", help=help_text)
     p.add_argument("--max-batch", type=int, default=d.max_batch, help="texts per model call")
     p.add_argument("--max-wait-ms", type=float, default=d.max_wait_ms, help="wait to fill a batch")
     p.add_argument(

@@ -41,7 +41,7 @@ from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.query_sets import load_evaluation_set
 from control_plane.ingestion.documents import Document
 from control_plane.ingestion.parsers.medline import iter_medline
-from control_plane.query.components import bm25_clause, text_hybrid_query
+from control_plane.query.components import bm25_clause
 from control_plane.testsets.catalog import load_test_set
 from model_artifacts.reranker.bm25 import Bm25
 from model_artifacts.reranker.config import SOURCES, DataSettings, config_by_name
@@ -150,17 +150,7 @@ def first_stage(
 ) -> list[list[str]]:
     """The top ``depth`` chunk ids for each text: the project's BM25 clause (msearch), or hybrid-rrf."""
     if miner == "hybrid":
-        return [
-            [
-                hit["_id"]
-                for hit in client.search(
-                    index=index,
-                    body={"size": depth, "_source": False, "query": text_hybrid_query(text, k=depth)},
-                    params={"search_pipeline": HYBRID_PIPELINE},
-                )["hits"]["hits"]
-            ]
-            for text in texts
-        ]
+        return [list(fused_scores(client, index, text, depth, HYBRID_PIPELINE)) for text in texts]
     ranked: list[list[str]] = []
     for start in range(0, len(texts), _MSEARCH_BATCH):
         lines: list[dict[str, Any]] = []

@@ -212,10 +212,15 @@ def model_spec(name: str, max_length: int, base: str, runtime_variant: str) -> M
         pooling="mean",
         normalize=False,
         licence=licence(load_manifest().model(base)),
-        batch_invariant=runtime_variant != "int8",
+        batch_invariant=batch_invariant(runtime_variant),
         runtime_variant=runtime_variant,
         build="",
     )
+
+
+def batch_invariant(runtime_variant: str) -> bool:
+    """Dynamic int8 computes activation scales per call: a pair's logit would move with its batch-mates."""
+    return runtime_variant != "int8"
 
 
 def _taught_by(config: dict[str, Any]) -> str:
@@ -403,8 +408,7 @@ def manifest_entry(
         "pooling": "mean",
         "normalize": False,
         "licence": licence(base),
-        # Dynamic int8 computes activation scales per call: a pair's logit would move with its batch-mates.
-        "batch_invariant": runtime_variant != "int8",
+        "batch_invariant": batch_invariant(runtime_variant),
         "runtime_variant": runtime_variant,
         "build": f"{record['command']} && {export_command}",
         "training": {

@@ -29,8 +29,8 @@ TEACHER_SOURCES: tuple[str, ...] = ("nfcorpus", "scifact")
 
 
 def fused_scores(client: OpenSearch, index: str, text: str, depth: int, pipeline: str) -> dict[str, float]:
-    """Chunk id → score of the pipeline's top ``depth`` hits for ``text`` (the plain-text hybrid query a
-    client sends)."""
+    """Chunk id → score of the pipeline's top ``depth`` hits for ``text``, best first (the plain-text hybrid
+    query a client sends); the hybrid miner reads the same search for its ids."""
     answer = client.search(
         index=index,
         body={"size": depth, "_source": False, "query": text_hybrid_query(text, k=depth)},

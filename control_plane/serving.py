@@ -9,13 +9,17 @@ The control API and the inference service both run through here (``python -m con
 from __future__ import annotations
 
 import errno
+import hmac
 import logging
+import os
+import secrets
 import signal
 import socket
 import threading
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Final
 
 import requests
 from waitress.server import create_server
@@ -27,17 +31,65 @@ log = logging.getLogger(__name__)
 CALLER_HEADER = "X-Biohybrid-Caller"
 """The header a service's callers name themselves by (the inference service keeps each within its share
 of its threads): the control API sends ``api``, ingestion ``ingest``, OpenSearch's connectors
-``opensearch``."""
+``opensearch``. A name is believed only with the caller token (``AUTH_HEADER``)."""
+AUTH_HEADER: Final = "Authorization"
+TOKEN_FILE_ENV: Final = "BIOHYBRID_CALLER_TOKEN_FILE"
+DEFAULT_TOKEN_FILE: Final = Path(".local") / "caller-token"
+
+
+def caller_token_file() -> Path:
+    """Where this checkout's caller token lives: ``$BIOHYBRID_CALLER_TOKEN_FILE``, else .local/caller-token
+    (beside the services' pid folders, relative to the working directory as they are)."""
+    return Path(os.environ.get(TOKEN_FILE_ENV) or DEFAULT_TOKEN_FILE)
+
+
+def caller_token(path: Path | None = None) -> str:
+    """The secret the project's callers (the control API, ingestion, OpenSearch's connectors, which hold
+    it as an ml-commons credential) send to the inference service, so a local process cannot claim their
+    share by a header alone. Made on first use, readable by its owner only; every reader gets the same."""
+    path = path or caller_token_file()
+    try:
+        return _read_token(path)
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        return _read_token(path)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    return _read_token(path)
+
+
+def _read_token(path: Path) -> str:
+    token = path.read_text(encoding="ascii").strip()
+    if len(token) < 16:
+        raise BiohybridError(
+            f"the caller token in {path} is shorter than 16 characters: delete the file "
+            "and restart the inference service, then run `biohybrid models register`"
+        )
+    return token
+
+
+def bearer(token: str) -> str:
+    return f"Bearer {token}"
+
+
+def token_matches(header: str | None, token: str) -> bool:
+    """Whether an ``Authorization`` header carries ``token`` (compared in constant time)."""
+    return header is not None and hmac.compare_digest(header.encode(), bearer(token).encode())
 
 
 def caller_session(local: threading.local, caller: str) -> requests.Session:
-    """This thread's HTTP session to the inference service, naming ``caller`` (``CALLER_HEADER``): one
-    per thread, so its calls reuse a kept-alive connection; the service keeps each caller within its
-    share."""
+    """This thread's HTTP session to the inference service, naming ``caller`` (``CALLER_HEADER``) with the
+    caller token: one per thread, so its calls reuse a kept-alive connection; the service keeps each
+    caller within its share."""
     session: requests.Session | None = getattr(local, "session", None)
     if session is None:
         session = local.session = requests.Session()
         session.headers[CALLER_HEADER] = caller
+        session.headers[AUTH_HEADER] = bearer(caller_token())
     return session
 
 
@@ -174,6 +226,9 @@ class ThreadedServer:
                 host=host,
                 port=port,
                 threads=threads,
+                # waitress stops accepting past 100 connections by default; a client that keeps one
+                # connection per request thread it may use (ml-commons does) needs room beyond them
+                connection_limit=max(100, 2 * threads),
                 ident="biohybrid",
                 channel_request_lookahead=1,
             )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TypeAlias
 
+from control_plane.priority import BULK_NICE
+
 EXIT_DRIFT = 1
 EXIT_CONFIG = 2
 EXIT_CLUSTER = 3
@@ -26,3 +28,25 @@ def guide(page: str) -> str:
 
 # The type of `parser.add_subparsers()` (a string: argparse's class is not subscriptable at run time).
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def nice_level(text: str) -> int:
+    """--nice: a niceness increment from 0 (the searches' own priority) to 19 (the lowest)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--nice {text!r}: write a whole number from 0 to 19") from None
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError(f"--nice {value}: write a whole number from 0 to 19")
+    return value
+
+
+def add_nice_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--nice",
+        type=nice_level,
+        default=BULK_NICE,
+        help="CPU priority of this command's encoding, as a niceness increment: the default "
+        f"{BULK_NICE} yields the cores to searches served from this machine; 0 competes with them at "
+        "full priority",
+    )

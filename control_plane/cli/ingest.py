@@ -6,11 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from control_plane.cli.common import EXIT_CONFIG, EXIT_DRIFT, EXIT_MODEL, Subcommands, guide
+from control_plane.cli.common import (
+    EXIT_CONFIG,
+    EXIT_DRIFT,
+    EXIT_MODEL,
+    Subcommands,
+    add_nice_argument,
+    guide,
+)
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.ingestion.chunking import STRATEGIES
 from control_plane.mlcommons.registry import deployed_model_ids
+from control_plane.priority import yield_cpu
 
 
 def add_parsers(commands: Subcommands) -> None:
@@ -58,6 +66,7 @@ def add_parsers(commands: Subcommands) -> None:
     )
     ingest.add_argument("--dead-letter", default=".local/dead-letter.jsonl", help="where rejected records go")
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_nice_argument(ingest)
     ingest.set_defaults(handler=_ingest)
 
     reencode = commands.add_parser(
@@ -77,6 +86,7 @@ def add_parsers(commands: Subcommands) -> None:
     reencode.add_argument("--tenant", default="default", help="the tenant whose index it is")
     reencode.add_argument("--batch-size", type=int, default=256, help="chunks per encode and bulk batch")
     reencode.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_nice_argument(reencode)
     reencode.set_defaults(handler=_reencode)
 
 
@@ -119,6 +129,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     for dataset in (source for source in args.sources if source in DATASET_FILES):
         dataset_files(dataset)  # its folder must exist before anything starts: else one line says where
+    yield_cpu(args.nice)  # before the models' threads start: they inherit it
     client = make_client(settings.opensearch)
     python_side, counter = python_encoder(settings)
     if pipeline is None:
@@ -194,6 +205,7 @@ def _reencode(settings: Settings, args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     models = encoding_models(settings.models)
+    yield_cpu(args.nice)  # before the models' threads start: they inherit it
     client = make_client(settings.opensearch)
     encoder, _ = python_encoder(settings)
     dimension = load_manifest().model(settings.models.dense).dimension

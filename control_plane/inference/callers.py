@@ -7,7 +7,10 @@ users': OpenSearch's connectors cannot forward who sent a search, so end users a
 (the control API's per-key limits, OpenSearch's own security). A caller may also have a rate (requests
 per second with a burst, ``--caller-rate``); by default only callers the project does not configure have
 one (``unnamed`` and every other name, which share one ``other`` allowance: a name costs nothing to mint,
-so it buys no second share)."""
+so it buys no second share). A project caller's name is believed only with the caller token
+(``Authorization: Bearer``, control_plane/serving.py ``caller_token``; OpenSearch's connectors hold it as
+an ml-commons credential): claimed without it, the request is counted as ``other``, so a forged header
+gains nothing."""
 
 from __future__ import annotations
 
@@ -24,7 +27,9 @@ from control_plane.inference.validation import RequestError
 from control_plane.serving import CALLER_HEADER
 
 UNNAMED: Final = "unnamed"
-KNOWN: Final = frozenset({"api", "ingest", "opensearch", UNNAMED})
+PROJECT: Final = frozenset({"api", "ingest", "opensearch"})
+"""The callers that must prove their name with the caller token."""
+KNOWN: Final = PROJECT | {UNNAMED}
 """The callers the project's own clients name (metric labels: any other name counts as ``other``)."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 
@@ -49,6 +54,12 @@ def metric_label(caller: str) -> str:
     """A caller as a metric label and as the one its limits are counted by: a header must not mint
     series, nor a second share of the threads or of a rate."""
     return caller if caller in KNOWN else OTHER
+
+
+def verified_caller(caller: str, proven: bool) -> str:
+    """The caller a request is counted as: a project caller's name stands only when ``proven`` (it sent
+    the caller token); claimed without it, the request is one of ``other``."""
+    return OTHER if caller in PROJECT and not proven else caller
 
 
 @dataclass(frozen=True)

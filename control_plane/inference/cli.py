@@ -15,6 +15,7 @@ from control_plane.inference.config import DEFAULT_HOST, DEFAULT_PORT, ServiceCo
 from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.server import serve
 from control_plane.logs import configure_logging
+from control_plane.serving import DEFAULT_TOKEN_FILE, TOKEN_FILE_ENV
 
 DESCRIPTION = (
     "Serve dense embeddings, SPLADE term weights and cross-encoder relevance scores over HTTP, in the shapes "
@@ -85,6 +86,13 @@ def add_service_arguments(p: argparse.ArgumentParser) -> None:
         + ", ".join(f"{n}={r.per_s:g}:{r.burst}" for n, r in DEFAULT_RATES.items())
         + "; the project's own callers have none",
     )
+    p.add_argument(
+        "--caller-token-file",
+        type=Path,
+        help="the secret a project caller (api, ingest, opensearch) sends as 'Authorization: Bearer' to be "
+        f"counted under its name; made on first use (default ${TOKEN_FILE_ENV} or {DEFAULT_TOKEN_FILE}; "
+        "`biohybrid models register` gives it to OpenSearch's connectors)",
+    )
     p.add_argument("--debug", action="store_true", help="werkzeug's development server (never in production)")
     p.add_argument(
         "--fault-injection",
@@ -133,6 +141,7 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
         http_threads=args.http_threads,
         caller_share=args.caller_share,
         caller_rates=caller_rates(args.caller_rate),
+        caller_token_file=args.caller_token_file,
         debug=args.debug,
         fault_injection=args.fault_injection or os.environ.get(FAULT_ENV_VAR, "") == "1",
     )

@@ -30,8 +30,10 @@ class ServiceConfig:
     """Texts per model call, merged across concurrent requests."""
     max_wait_ms: float = 5.0
     """How long a worker waits for more requests to fill a batch (only when others are already queued)."""
-    queue_size: int = 32
-    """Requests waiting per model; beyond it a request gets 503 at once."""
+    queue_size: int = 128
+    """Requests waiting per model; beyond it a request gets 503 at once. At least ``http_threads`` by
+    default: each queued request holds a request thread, so under the threads' bound a burst waits in the
+    queue (within ``request_timeout_s``) instead of being refused."""
     max_items: int = 256
     """Texts per request (documents per rerank request; ml_opensearch reranks the top 100 by default)."""
     max_chars: int = 20_000
@@ -40,7 +42,9 @@ class ServiceConfig:
     """Tokens of a query (``input_type: query``) a model reads: the rest is cut before encoding, so one
     caller's long question costs what a normal one does (a document is read to the model's max length)."""
     request_timeout_s: float = 30.0
-    """A request still waiting for its batch after this long gets 503 instead of hanging."""
+    """A request still waiting for its batch after this long gets 503 instead of hanging: the bounded wait
+    of a burst (ml-commons gives up sooner, at its connector's read timeout, and the service then sheds
+    the work of the caller that left)."""
     sparse_top_k: int | None = None
     """Terms kept per text (None: the manifest's value)."""
     sparse_min_weight: float | None = None
@@ -49,12 +53,20 @@ class ServiceConfig:
     threads: int = 0
     """onnxruntime intra-op threads per session (0: onnxruntime's default, one per core)."""
     manifest: Path | None = None
-    http_threads: int = 24
-    """Request threads of the HTTP server (each waits on a model queue; ml-commons calls concurrently)."""
+    http_threads: int = 128
+    """Request threads of the HTTP server. A thread only validates and waits on a model queue (the models
+    run in their own worker threads), so they are cheap and many: a burst of searches waits in the model
+    queues instead of being refused at the door."""
     caller_share: float = 0.75
     """The share of ``http_threads`` one caller (X-Biohybrid-Caller: api, ingest, opensearch) may hold in
-    progress, so a flood from one leaves threads for the others (inference/callers.py): 18 of 24, above
-    the control API's most (its 8 threads, each encoding dense and sparse at once)."""
+    progress, so a flood from one leaves threads for the others (inference/callers.py): 96 of 128, at
+    least what OpenSearch's connectors can open together (``mlcommons/registry.py``
+    ``CONNECTOR_MAX_CONNECTIONS`` each: past it ml-commons queues the call itself), and far above the
+    control API's most (its 8 threads, each encoding dense and sparse at once)."""
+    caller_token_file: Path | None = None
+    """The caller token the project's callers prove their name with (None: control_plane/serving.py's
+    ``caller_token_file()``, .local/caller-token; made on first use): a request naming ``api``, ``ingest``
+    or ``opensearch`` without it is counted as ``other``."""
     caller_rates: Mapping[str, CallerRate] = field(default_factory=lambda: dict(DEFAULT_RATES))
     """Requests per second (and burst) per caller; a caller not named here has no rate, only its share of
     the threads (inference/callers.py ``DEFAULT_RATES``: ``unnamed`` and ``other``)."""

@@ -83,6 +83,10 @@ class GpuMemoryCollector(Collector):
         yield busy
 
 
+# Why a rerank with a budget answered the first-stage order (biohybrid_inference_rerank_fallbacks_total).
+RERANK_FALLBACK_REASONS = ("timeout", "overloaded", "unavailable", "gpu_unavailable")
+
+
 class ServiceMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
@@ -141,6 +145,13 @@ class ServiceMetrics:
             ["caller", "limit"],
             registry=self.registry,
         )
+        self.unverified_callers = Counter(
+            "biohybrid_inference_unverified_callers",
+            "Requests that named a project caller (api, ingest, opensearch) without the caller token, and "
+            "were counted as 'other', by the name claimed",
+            ["claimed"],
+            registry=self.registry,
+        )
         self.queue_depth = Gauge(
             "biohybrid_inference_queue_depth", "Requests waiting per model", ["model"], registry=self.registry
         )
@@ -163,6 +174,15 @@ class ServiceMetrics:
             "(reason missing_fields, duplicate_ids), a page whose hits the route step left without a note "
             "(reason no_route_step), by endpoint and reason; a failed route answer is in requests_total",
             ["endpoint", "reason"],
+            registry=self.registry,
+        )
+        self.rerank_fallbacks = Counter(
+            "biohybrid_inference_rerank_fallbacks",
+            "Rerank calls with a budget (budget_ms: the -rerank pipelines' connector, /v1/search) answered "
+            "with the first-stage (fused) order instead of the model's, by model and reason: timeout (the "
+            "model missed the budget), overloaded (its queue was full), unavailable (not loaded), "
+            "gpu_unavailable (requires_gpu and the model runs on CPU)",
+            ["model", "reason"],
             registry=self.registry,
         )
         for endpoint, reason in (  # a first failure must be visible to rate()
@@ -202,6 +222,10 @@ class ServiceMetrics:
         for endpoint, model in [*served, *unknown]:
             for status in ERROR_STATUSES:
                 self.requests.labels(endpoint, model, status)
+        for model, role in roles.items():
+            if role == "rerank":
+                for reason in RERANK_FALLBACK_REASONS:
+                    self.rerank_fallbacks.labels(model, reason)
 
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.batch_size.labels(model).observe(size)

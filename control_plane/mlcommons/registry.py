@@ -7,6 +7,7 @@ model ids change only when what they call changes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Iterable
@@ -31,6 +32,7 @@ from control_plane.mlcommons.ml_api import (
 )
 from control_plane.resources.catalog import CLINICAL_ROLES
 from control_plane.resources.render import render
+from control_plane.serving import caller_token, caller_token_file
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +54,14 @@ _SETTING_BY_ROLE = {"dense": "dense", "dense_query": "dense", "sparse": "sparse"
 CLINICAL_SERVED_NAME = "clinical"
 # A clinical model call that takes longer is given up by ml-commons (the pipeline then degrades:
 # control_plane/resources/search_pipelines/clinical/processors.json); the service answers in milliseconds.
+# Under a burst the service queues the call instead of refusing it, so a read timeout is the wait a search
+# accepts before the pipeline degrades (10 s, ml-commons' default for the other connectors).
 CLINICAL_CONNECTION_TIMEOUT_S = 1
-CLINICAL_READ_TIMEOUT_S = 2
+CLINICAL_READ_TIMEOUT_S = 10
+CONNECTOR_MAX_CONNECTIONS = 16
+"""Connections each connector's ml-commons client may hold open to the inference service; a call past them
+waits inside OpenSearch. All of OpenSearch's connectors together stay within the service's thread share for
+the ``opensearch`` caller (a unit test holds the two together), so the service never refuses them."""
 _COMPARED_CONNECTOR_KEYS = ("parameters", "actions", "protocol")
 
 
@@ -78,7 +86,10 @@ class RegisteredModel:
 
 
 def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> list[RemoteModelSpec]:
-    """What each role should be: the served model and the rendered connector blueprint."""
+    """What each role should be: the served model and the rendered connector blueprint (with the caller
+    token as the connector's credential, and its fingerprint as a parameter, so a new token makes new
+    connectors)."""
+    token = caller_token(caller_token_file())
     specs = []
     for role in ROLES:
         served = (
@@ -91,12 +102,17 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
         params = {
             "connector.name": f"{name}-connector",
             "service.url": settings.models.service_url,
+            "service.caller_token": token,
+            "service.caller_token_id": hashlib.sha256(token.encode()).hexdigest()[:16],
+            "service.max_connections": CONNECTOR_MAX_CONNECTIONS,
             "model.name": served,
             "embedding.input_type": "query" if role == "dense_query" else "document",
             "rerank.depth": settings.models.rerank_top_n,
             "rerank.model_weight": settings.models.rerank_model_weight,
             # the search path gives up on a reranked request after this: so does the service
             "rerank.budget_ms": settings.search.rerank_timeout_ms,
+            # JSON in the request body: on a service whose model runs on CPU, the fused order at once
+            "rerank.requires_gpu": "true" if settings.search.rerank_requires_gpu else "false",
             "clinical.connection_timeout_s": CLINICAL_CONNECTION_TIMEOUT_S,
             "clinical.read_timeout_s": CLINICAL_READ_TIMEOUT_S,
         }
@@ -243,7 +259,25 @@ def _connector_matches(client: OpenSearch, connector_id: str, wanted: dict[str, 
         current = ml(client).get_connector(connector_id=connector_id)
     except NotFoundError:
         return False
-    return all(_canonical(current.get(k)) == _canonical(wanted.get(k)) for k in _COMPARED_CONNECTOR_KEYS)
+    same = all(_canonical(current.get(k)) == _canonical(wanted.get(k)) for k in _COMPARED_CONNECTOR_KEYS)
+    return same and client_config_matches(current.get("client_config"), wanted.get("client_config"))
+
+
+def client_config_matches(current: Any, wanted: Any) -> bool:
+    """Whether a stored connector's ``client_config`` has every value the blueprint sets (ml-commons fills
+    in its defaults for the others, so only the blueprint's keys are compared; numbers as numbers)."""
+    if not wanted:
+        return True
+    if not isinstance(current, dict):
+        return False
+    return all(_same_setting(current.get(key), value) for key, value in wanted.items())
+
+
+def _same_setting(current: Any, wanted: Any) -> bool:
+    try:
+        return float(current) == float(wanted)
+    except (TypeError, ValueError):
+        return bool(current == wanted)
 
 
 def _canonical(value: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import tempfile
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,3 +59,33 @@ def reapply_session_resources(client: OpenSearch) -> None:
     remove_test_models(client)
     local = load_settings(LOCAL_FILE, environ={})
     apply_resources(client, local, current_resources(client, local))
+
+
+def caller_counts(service_url: str) -> dict[str, float]:
+    """The service's admitted requests by caller (``opensearch``, ``api``...) and, as ``unverified:NAME``,
+    the requests that named a project caller without the caller token."""
+    with urllib.request.urlopen(f"{service_url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    counts: dict[str, float] = {}
+    for family, label in (
+        ("biohybrid_inference_caller_requests_total", "caller"),
+        ("biohybrid_inference_unverified_callers_total", "claimed"),
+    ):
+        prefix = f'{family}{{{label}="'
+        for line in text.splitlines():
+            if line.startswith(prefix):
+                name = line[len(prefix) :].split('"', 1)[0]
+                key = name if label == "caller" else f"unverified:{name}"
+                counts[key] = float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def search_proves_its_caller(client: OpenSearch, service_url: str, index: str) -> None:
+    """A clinical-pipeline search's model calls reach the service as ``opensearch``, token and all: none
+    is counted as a forged name."""
+    before = caller_counts(service_url)
+    body = {"size": 3, "_source": ["chunk_id"], "query": {"match": {"text": "side effects of the treatment"}}}
+    client.search(index=index, params={"search_pipeline": "clinical-minmax"}, body=body)
+    after = caller_counts(service_url)
+    assert after.get("opensearch", 0) >= before.get("opensearch", 0) + 3  # rewrite, encodes, route
+    assert after.get("unverified:opensearch", 0) == before.get("unverified:opensearch", 0)

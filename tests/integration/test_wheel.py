@@ -25,6 +25,7 @@ from control_plane.locations import REPOSITORY_ROOT
 from control_plane.mlcommons.registry import model_specs
 from control_plane.models.artifacts import verified_artifact
 from control_plane.models.manifest import load_manifest
+from control_plane.serving import TOKEN_FILE_ENV, caller_token_file
 
 pytestmark = pytest.mark.integration
 
@@ -138,7 +139,8 @@ def test_the_wheel_renders_the_same_model_connectors(
         "from control_plane.mlcommons.registry import model_specs; "
         f"print(json.dumps([[s.name, s.connector] for s in model_specs(load_settings({str(LOCAL_FILE)!r}))]))"
     )
-    rendered = _run(installed, str(installed / "python"), "-c", script, cwd=tmp_path)
+    token = {TOKEN_FILE_ENV: str(caller_token_file().resolve())}  # the connectors carry this checkout's
+    rendered = _run(installed, str(installed / "python"), "-c", script, cwd=tmp_path, env=token)
     assert rendered.returncode == 0, rendered.stderr[-3000:]
     assert json.loads(rendered.stdout) == [[s.name, s.connector] for s in model_specs(settings)]
 

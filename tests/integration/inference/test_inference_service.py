@@ -20,10 +20,11 @@ from integration.hang_up import post_and_hang_up
 
 from control_plane.fusion.rerank_blend import blended_scores
 from control_plane.inference import BackgroundServer, ServiceConfig, create_app
-from control_plane.inference.callers import CallerRate
+from control_plane.inference.callers import PROJECT, CallerRate
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models.manifest import DEFAULT_MANIFEST
 from control_plane.models.tokenization import cut_to_tokens
+from control_plane.serving import caller_token
 
 LONG = (
     "Low-dose aspirin reduces myocardial infarction but raises the risk of gastrointestinal bleeding. " * 12
@@ -252,13 +253,16 @@ def test_real_server_merges_concurrent_requests_and_exposes_metrics() -> None:
     assert 'biohybrid_inference_model_ready{model="minilm",provider="CPUExecutionProvider"}' in lines
 
 
-def _post_as(url: str, caller: str, body: Any) -> tuple[int, Any, dict[str, str]]:
-    req = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "X-Biohybrid-Caller": caller},
-        method="POST",
-    )
+def _post_as(
+    url: str, caller: str, body: Any, *, token: str | None = None
+) -> tuple[int, Any, dict[str, str]]:
+    """POST naming ``caller``; a project caller proves its name with this checkout's caller token unless
+    ``token`` is given (``""``: none sent)."""
+    token = caller_token() if token is None and caller in PROJECT else token
+    headers = {"Content-Type": "application/json", "X-Biohybrid-Caller": caller}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers)
@@ -289,7 +293,8 @@ def test_real_server_keeps_a_caller_within_its_share_of_the_threads_and_serves_t
         status, body, headers = _post_as(url, "opensearch", {"input": ["statins"]})
         assert status == 429, body
         message = body["error"]["message"]
-        assert "caller 'opensearch' holds its share of the service's 2 request threads (1 in" in message
+        assert "at capacity for caller 'opensearch' (1 of its 2 request threads in progress" in message
+        assert message.endswith("retry after 1 s")
         assert headers["Retry-After"] == "1"
         status, other, _ = _post_as(f"{server.url}/v1/embeddings/minilm", "api", {"input": ["aspirin"]})
         assert not long_one.done()  # still running: another caller was served beside it
@@ -325,6 +330,29 @@ def test_real_server_holds_a_rated_caller_to_its_rate_and_every_other_name_share
     assert 'biohybrid_inference_caller_refusals_total{caller="other",limit="rate"} 2.0' in metrics
 
 
+def test_real_server_counts_a_project_callers_name_without_the_token_as_other() -> None:
+    """A local process that names itself ``opensearch`` (no token, or a wrong one) gains nothing: it is
+    held to ``other``'s rate, while the same name with the token has none."""
+    config = ServiceConfig(
+        port=0,
+        device="cpu",
+        dense_models=("minilm",),
+        sparse_models=(),
+        rerank_models=(),
+        caller_rates={"other": CallerRate(per_s=0.1, burst=2)},
+    )
+    with BackgroundServer(config) as server:
+        url = f"{server.url}/v1/embeddings/minilm"
+        forged = [_post_as(url, "opensearch", {"input": ["statins"]}, token="") for _ in range(2)]
+        status, body, _ = _post_as(url, "opensearch", {"input": ["statins"]}, token="not-the-token")
+        assert [f[0] for f in forged] == [200, 200] and status == 429, body
+        assert "caller 'other' sent more than 0.1 requests per second" in body["error"]["message"]
+        assert [_post_as(url, "opensearch", {"input": ["aspirin"]})[0] for _ in range(5)] == [200] * 5
+        _, metrics = _get(f"{server.url}/metrics")
+    assert 'biohybrid_inference_unverified_callers_total{claimed="opensearch"} 3.0' in metrics
+    assert 'biohybrid_inference_caller_requests_total{caller="opensearch"} 5.0' in metrics
+
+
 def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:
     config = ServiceConfig(
         port=0, device="cpu", dense_models=(), max_batch=1, max_wait_ms=0, queue_size=1, request_timeout_s=20
@@ -347,16 +375,23 @@ def test_real_server_answers_503_fast_under_overload_and_recovers() -> None:
 
 
 def test_real_server_sheds_a_rerank_whose_budget_ran_out() -> None:
-    """An abandoned rerank must not keep the service busy: past the caller's budget the answer is 503,
-    the pairs not yet scored are dropped, and the next request is served at once (the abandoned one
-    alone would hold the cores for seconds: 160 long pairs at ~50 pairs/s)."""
+    """An abandoned rerank must not keep the service busy: past the caller's budget the answer is the
+    documents' own order (200, saying it was not reranked), the pairs not yet scored are dropped, and
+    the next request is served at once (the abandoned one alone would hold the cores for seconds: 160
+    long pairs at ~50 pairs/s)."""
     config = ServiceConfig(port=0, device="cpu", dense_models=(), sparse_models=(), max_items=256)
     with BackgroundServer(config) as server:
         url = f"{server.url}/v1/rerank/ce-minilm"
         documents = [f"{i}: {LONG}" for i in range(160)]
         started = time.monotonic()
-        status, body, _ = _post(url, {"query": "aspirin bleeding", "documents": documents, "budget_ms": 300})
-        assert status == 503 and "did not answer within 0.3 s" in body["error"]["message"]
+        status, body, headers = _post(
+            url, {"query": "aspirin bleeding", "documents": documents, "budget_ms": 300}
+        )
+        assert status == 200 and [row["index"] for row in body] == list(range(160))  # the given order
+        assert (headers["X-Biohybrid-Reranked"], headers["X-Biohybrid-Rerank-Fallback"]) == (
+            "false",
+            "timeout",
+        )
         assert time.monotonic() - started < 1.5
         started = time.monotonic()
         status, ranked, _ = _post(url, {"query": "aspirin bleeding", "documents": [LONG, "statins"]})

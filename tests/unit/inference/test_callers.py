@@ -17,6 +17,7 @@ from control_plane.inference.callers import (
     caller_name,
     metric_label,
     parse_rate,
+    verified_caller,
 )
 from control_plane.inference.cli import build_parser, config_from_args
 from control_plane.inference.validation import RequestError
@@ -136,3 +137,11 @@ def test_the_service_cli_applies_rate_flags_over_the_defaults() -> None:
     assert rates == {"other": DEFAULT_RATES["other"], "opensearch": CallerRate(80.0, 100)}
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--caller-rate", "everyone=1"])
+
+
+def test_a_project_callers_name_stands_only_when_proven() -> None:
+    assert verified_caller("opensearch", proven=True) == "opensearch"
+    assert verified_caller("opensearch", proven=False) == "other"  # a forged header gains nothing
+    assert verified_caller("api", proven=False) == "other"
+    assert verified_caller("unnamed", proven=False) == "unnamed"  # nothing claimed, nothing to prove
+    assert verified_caller("other", proven=False) == "other"

@@ -1,0 +1,5 @@
+import sys
+
+from benchmarks.pipeline_load.cli import main
+
+sys.exit(main())

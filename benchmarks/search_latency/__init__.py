@@ -9,9 +9,7 @@ Paths (each request timed from sending it to having its whole answer, on keep-al
                OpenSearch request with an inline pipeline, post-processing, JSON).
   direct       the exact request /v1/search would send (POST /v1/rewrite, not timed) sent straight to
                <index>/_search with its params. It carries the query vectors the API computed, so it
-               EXCLUDES query encoding; the API's encode_ms is reported beside it. Not for a +rerank
-               configuration: /v1/search reranks after that request, with one call to the inference
-               service (its pipeline form is direct-text's hybrid-rrf-rerank).
+               EXCLUDES query encoding; the API's encode_ms is reported beside it.
   direct-text  a text-only hybrid query (neural / neural_sparse query_text) through the named pipelines
                hybrid-rrf, hybrid-minmax, hybrid-rrf-rerank, as `biohybrid query` sends it: ml-commons
                encodes the query inside OpenSearch. Run when the models answer (`biohybrid models status`).

@@ -121,11 +121,7 @@ def rewrite(ep: Endpoints, configuration: EvalConfiguration, query: str) -> requ
     return response
 
 
-def time_direct(ep: Endpoints, configuration: EvalConfiguration, query: str, index: int) -> Sample | None:
-    if configuration.rerank:
-        # /v1/search reranks after its request, with a call to the inference service: the request alone
-        # (what /v1/rewrite returns) is not that configuration (its pipeline form is direct-text's)
-        return None
+def time_direct(ep: Endpoints, configuration: EvalConfiguration, query: str, index: int) -> Sample:
     try:
         plan_response = rewrite(ep, configuration, query)
     except requests.Timeout:
@@ -135,7 +131,9 @@ def time_direct(ep: Endpoints, configuration: EvalConfiguration, query: str, ind
             "direct", configuration.name, index, None, error="rewrite: " + http_error(plan_response)
         )
     plan = plan_response.json()
-    degraded = degradation_codes(plan["component_errors"], None)
+    # /v1/rewrite reports dropped components but not a dropped rerank: an absent `ext` is that.
+    dropped_rerank = "unavailable" if configuration.rerank and "ext" not in plan["body"] else None
+    degraded = degradation_codes(plan["component_errors"], dropped_rerank)
     return _time_opensearch(
         ep, "direct", configuration, index, plan["index"], plan["params"], plan["body"], degraded
     )

@@ -20,7 +20,6 @@ from control_plane.ingestion.stages import failure_reason
 from control_plane.ledger.records import JobKind, new_job_id, numeric_counts
 from control_plane.ledger.store import JobLedger
 from control_plane.ledger.tracking import CountsOf, JobTracker
-from control_plane.priority import yield_cpu
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +87,6 @@ class JobRegistry:
         tracker = JobTracker.open(self.ledger, LEDGER_KINDS[kind], tenant, "api", detail, job.id)
 
         def run() -> None:
-            yield_cpu()  # bulk work: the API's request threads (searches) go first
             with self._lock:
                 if job.id not in self._running:
                     return  # stopped before it started: recorded as interrupted

@@ -46,7 +46,7 @@ def add_nice_argument(parser: argparse.ArgumentParser) -> None:
         "--nice",
         type=nice_level,
         default=BULK_NICE,
-        help="CPU priority of this command's encoding, as a niceness increment: the default "
-        f"{BULK_NICE} yields the cores to searches served from this machine; 0 competes with them at "
-        "full priority",
+        help="lower this command's CPU priority by a niceness increment (0 to 19; default "
+        f"{BULK_NICE}), so its encoding yields the cores to searches served from this machine (measured "
+        "on 2 cores: no gain, since OpenSearch's own indexing of the writes is not lowered)",
     )

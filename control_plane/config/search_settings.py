@@ -101,18 +101,11 @@ class SearchSettings(StrictSettings):
         300, gt=0, description="a component whose query encoding misses it is dropped (dense_timeout)"
     )
     rerank_timeout_ms: int = Field(
-        750,
-        gt=0,
-        description="the rerank's budget (/v1/search and the -rerank pipelines' connector): a reranker that "
-        "misses it, is overloaded or absent leaves the fused order (reranked false, reranker_error), never "
-        "a failed search and never a retry",
+        1500, gt=0, description="a reranked request that takes longer is answered without rerank"
     )
     opensearch_timeout_ms: int = Field(5000, gt=0, description="the search request's budget in OpenSearch")
     rerank_requires_gpu: bool = Field(
-        True,
-        description="rerank only where the service runs the model on a GPU: elsewhere the fused order at "
-        "once (reranker_error gpu_unavailable); false opts in to CPU rerank (its cost and gain: "
-        "docs/api/search.md, Rerank)",
+        False, description="refuse a rerank on a service without a GPU (reranker_error gpu_unavailable)"
     )
     breaker_failures: int = Field(
         5,

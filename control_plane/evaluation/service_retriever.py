@@ -75,9 +75,7 @@ class SearchServiceRetriever:
 
 
 def evaluation_service(client: OpenSearch, settings: Settings, timeouts: TimeoutSettings) -> SearchService:
-    """A SearchService like the API's but with the evaluation's search budgets; a configuration that
-    asks for rerank is measured with the model run, on CPU too (``rerank_requires_gpu`` off: an
-    evaluation measures quality, not the serving policy)."""
+    """A SearchService like the API's but with the evaluation's search budgets."""
     from control_plane.search.service import SearchService
 
     search = settings.search.model_copy(
@@ -85,7 +83,6 @@ def evaluation_service(client: OpenSearch, settings: Settings, timeouts: Timeout
             "component_timeout_ms": timeouts.component_ms,
             "rerank_timeout_ms": timeouts.rerank_ms,
             "opensearch_timeout_ms": timeouts.opensearch_ms,
-            "rerank_requires_gpu": False,
         }
     )
     return SearchService(client, settings.model_copy(update={"search": search}))

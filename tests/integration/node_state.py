@@ -30,14 +30,12 @@ JOBS_INDEX = "jobs"
 
 def isolated_settings(service_url: str, **environ: str) -> Settings:
     """The local settings with the tests' model group and ``service_url``; ``environ`` adds settings
-    (``BIOHYBRID__...`` variables). CPU rerank is opted in (``search.rerank_requires_gpu`` false), so
-    the tests' rerank runs the model on a machine without a GPU."""
+    (``BIOHYBRID__...`` variables)."""
     return load_settings(
         LOCAL_FILE,
         environ={
             "BIOHYBRID__MODELS__SERVICE_URL": service_url,
             "BIOHYBRID__MODELS__GROUP": TEST_GROUP,
-            "BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "false",
             **environ,
         },
     )

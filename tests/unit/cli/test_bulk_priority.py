@@ -15,10 +15,10 @@ def test_a_niceness_outside_0_to_19_is_refused_with_the_range(text: str) -> None
         nice_level(text)
 
 
-def test_ingest_and_reencode_yield_to_searches_by_default() -> None:
+def test_ingest_and_reencode_take_a_niceness_and_keep_full_priority_by_default() -> None:
     parser = build_parser()
-    assert parser.parse_args(["ingest", "pmc"]).nice == BULK_NICE
-    assert parser.parse_args(["reencode", "--nice", "0"]).nice == 0
+    assert parser.parse_args(["ingest", "pmc"]).nice == BULK_NICE == 0
+    assert parser.parse_args(["reencode", "--nice", "10"]).nice == 10
 
 
 def test_threads_started_after_yielding_run_at_the_lower_priority() -> None:

@@ -87,7 +87,6 @@ def test_evaluation_service_has_the_evaluation_budgets_and_the_rest_of_the_setti
         timeouts.rerank_ms,
         timeouts.opensearch_ms,
     )
-    assert search.rerank_requires_gpu is False  # a configuration with rerank is measured with the model
     assert (
         search.index_pattern == settings.search.index_pattern and service.settings.models == settings.models
     )

@@ -69,7 +69,7 @@ def _filled(connector: dict[str, Any]) -> str:
     return str(connector["actions"][0]["request_body"]).replace("${parameters.input}", '["t"]')
 
 
-def test_the_rerank_connector_sends_depth_weight_budget_and_the_gpu_requirement() -> None:
+def test_the_rerank_connector_sends_depth_weight_and_the_search_paths_budget() -> None:
     settings = load_settings(
         environ={
             "BIOHYBRID__MODELS__RERANK_TOP_N": "30",
@@ -86,13 +86,7 @@ def test_the_rerank_connector_sends_depth_weight_budget_and_the_gpu_requirement(
         "depth": 30,
         "model_weight": 0.4,
         "budget_ms": 900,
-        "requires_gpu": True,  # the design's default: no GPU, no rerank (the fused order at once)
     }
-    cpu = load_settings(environ={"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "false"})
-    [opted_in] = [s for s in model_specs(cpu) if s.role == "rerank"]
-    body = str(opted_in.connector["actions"][0]["request_body"])
-    filled = body.replace("${parameters.query}", "q").replace("${parameters.documents}", '["d"]')
-    assert json.loads(filled)["requires_gpu"] is False  # CPU rerank: an explicit opt-in
 
 
 def test_every_connector_proves_its_caller_with_the_token_it_holds_as_a_credential() -> None:

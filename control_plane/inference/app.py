@@ -73,7 +73,6 @@ from control_plane.serving import (
     AUTH_HEADER,
     CALLER_HEADER,
     caller_token,
-    caller_token_file,
     client_disconnected,
     token_matches,
 )
@@ -108,7 +107,7 @@ def create_app(
     callers = CallerLimiter(caller_limit(config.http_threads, config.caller_share))
     app.extensions["biohybrid.callers"] = callers
     rates = CallerRates(dict(config.caller_rates))
-    token = caller_token(config.caller_token_file or caller_token_file())
+    token = caller_token(config.caller_token_file)
 
     def counted_caller() -> str:
         """Who the request counts as: its named caller, when a project caller's name comes with the token."""

@@ -32,7 +32,7 @@ from control_plane.mlcommons.ml_api import (
 )
 from control_plane.resources.catalog import CLINICAL_ROLES
 from control_plane.resources.render import render
-from control_plane.serving import caller_token, caller_token_file
+from control_plane.serving import caller_token
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
     """What each role should be: the served model and the rendered connector blueprint (with the caller
     token as the connector's credential, and its fingerprint as a parameter, so a new token makes new
     connectors)."""
-    token = caller_token(caller_token_file())
+    token = caller_token()
     specs = []
     for role in ROLES:
         served = (

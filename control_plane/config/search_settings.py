@@ -101,11 +101,17 @@ class SearchSettings(StrictSettings):
         300, gt=0, description="a component whose query encoding misses it is dropped (dense_timeout)"
     )
     rerank_timeout_ms: int = Field(
-        1500, gt=0, description="a reranked request that takes longer is answered without rerank"
+        1500,
+        gt=0,
+        description="the rerank's budget (/v1/search and the -rerank pipelines' connector): a reranker that "
+        "misses it, is overloaded or absent leaves the fused order (reranked false, reranker_error), never "
+        "a failed search and never a retry",
     )
     opensearch_timeout_ms: int = Field(5000, gt=0, description="the search request's budget in OpenSearch")
     rerank_requires_gpu: bool = Field(
-        False, description="refuse a rerank on a service without a GPU (reranker_error gpu_unavailable)"
+        False,
+        description="rerank only where the service runs the model on a GPU: elsewhere the fused order at "
+        "once (reranker_error gpu_unavailable), on both paths",
     )
     breaker_failures: int = Field(
         5,

@@ -54,6 +54,13 @@ class Settings(StrictSettings):
     ledger: LedgerSettings = LedgerSettings()
     events: EventsSettings = EventsSettings()
 
+    @property
+    def rerank_requires_gpu(self) -> bool:
+        """Whether a rerank may run only on a GPU (elsewhere the fused order at once, reason
+        gpu_unavailable): ``search.rerank_requires_gpu``, or ``rerank`` in ``models.gpu_bound``. Both rerank
+        paths send it: /v1/search's call to the service and the rerank connector."""
+        return self.search.rerank_requires_gpu or "rerank" in self.models.gpu_bound
+
     @model_validator(mode="after")
     def _tenants_can_name_indices(self) -> Settings:
         if self.index.tenant_indices:

@@ -14,8 +14,14 @@
   ``model_weight`` the documents are taken as a first-stage ranking: the model scores the first ``depth``
   and its order is blended with theirs (control_plane/fusion/rerank_blend.py), the rest keep their order
   below them, and nothing is cut (a weight of 0 costs no model call). ``budget_ms`` is the caller's
-  deadline (the rerank connector sends ``search.rerank_timeout_ms``): past it the answer is 503 and the
-  pairs not yet scored are dropped, so an abandoned rerank does not hold the cores.
+  deadline from the request's arrival (the rerank connector and /v1/search send it): a rerank with a
+  budget never fails a search. When the model misses the budget (the pairs not yet scored are dropped,
+  so an abandoned rerank does not hold the cores), its queue is full, or it is not loaded, and at once
+  when ``requires_gpu`` is true and the model runs on CPU, the answer is 200 with the documents' own
+  (first-stage) order (blended scores of weight 0), ``X-Biohybrid-Reranked: false`` and
+  ``X-Biohybrid-Rerank-Fallback: timeout|overloaded|unavailable|gpu_unavailable``, counted in
+  ``biohybrid_inference_rerank_fallbacks_total{model,reason}``; a reranked answer says
+  ``X-Biohybrid-Reranked: true``. Without ``budget_ms`` those failures answer 503 as before.
 * Every model and clinical endpoint keeps its callers apart: a caller names itself in
   ``X-Biohybrid-Caller`` (``api``, ``ingest``, ``opensearch``; none: ``unnamed``) and holds at most
   ``caller_share`` of the request threads, and a caller with a rate (``--caller-rate``; by default only
@@ -46,7 +52,7 @@ from werkzeug.exceptions import HTTPException
 
 from control_plane.errors import BadRequestError
 from control_plane.fusion.rerank_blend import blended_order, blended_scores
-from control_plane.inference.batching import BatchTimeoutError, OverloadedError
+from control_plane.inference.batching import BatchTimeoutError, CallerGoneError, OverloadedError
 from control_plane.inference.callers import (
     CallerLimiter,
     CallerRates,
@@ -64,11 +70,12 @@ from control_plane.inference.metrics import ServiceMetrics
 from control_plane.inference.validation import (
     Limits,
     RequestError,
+    RerankRequest,
     embeddings_request,
     rerank_request,
 )
 from control_plane.json_bodies import decode_json
-from control_plane.resilience.policy import is_gpu_failure
+from control_plane.resilience.policy import RERANK_FALLBACK_HEADER, RERANKED_HEADER, is_gpu_failure
 from control_plane.serving import (
     AUTH_HEADER,
     CALLER_HEADER,
@@ -200,24 +207,70 @@ def create_app(
 
     @app.post("/v1/rerank/<model>")
     def rerank(model: str) -> Response:
+        arrived = time.perf_counter()
+        fell_back: list[str] = []  # the reason, when the first-stage order was answered
+
         def answer() -> list[dict[str, Any]]:
             req = rerank_request(_body(), limits)
-            budget_s = req.budget_ms / 1000 if req.budget_ms else None
-            scorer = host.reranker(model, budget_s=budget_s, gone=client_disconnected(request.environ))
-            if req.blended:
-                depth = min(req.depth or limits.max_items, len(req.documents))
-                weight = 1.0 if req.model_weight is None else req.model_weight
-                # weight 0 is the first-stage order: no model call
-                model_scores = scorer.score(req.query, req.documents[:depth]) if weight > 0 else [0.0] * depth
-                scores = blended_scores(model_scores, len(req.documents), weight)
+            delay_s = faults.take_delay("rerank") if faults is not None and model in host.states else 0.0
+            if req.budget_ms is None:
+                scores = _scores(req, model, None, delay_s)
             else:
-                scores = scorer.score(req.query, req.documents)
+                scores, reason = _within_budget(req, model, arrived, delay_s)
+                if reason is not None:
+                    fell_back.append(reason)
+                    metrics.rerank_fallbacks.labels(model, reason).inc()
             ranked = blended_order(scores)  # best first, ties in input order
             # ml-commons reads long decimals as BigDecimal and then fails casting them to Double
             # (ClassCastException in the rerank post-process): send at most 7 significant digits.
             return [{"index": i, "relevance_score": float(f"{scores[i]:.7g}")} for i in ranked[: req.top_n]]
 
-        return timed("rerank", model, answer)
+        response = timed("rerank", model, answer)
+        if response.status_code == 200:
+            response.headers[RERANKED_HEADER] = "false" if fell_back else "true"
+            if fell_back:
+                response.headers[RERANK_FALLBACK_HEADER] = fell_back[0]
+        return response
+
+    def _scores(req: RerankRequest, model: str, budget_s: float | None, delay_s: float) -> list[float]:
+        """The model's scores (blended with the documents' order in blend mode); raises when the model
+        misses ``budget_s``, its queue is full or it is not loaded."""
+        scorer = host.reranker(model, budget_s=budget_s, gone=client_disconnected(request.environ))
+        if delay_s > 0:
+            host.stall(model, delay_s)  # the fault switch's slow model
+        if not req.blended:
+            return scorer.score(req.query, req.documents)
+        depth = min(req.depth or limits.max_items, len(req.documents))
+        weight = 1.0 if req.model_weight is None else req.model_weight
+        # weight 0 is the first-stage order: no model call
+        model_scores = scorer.score(req.query, req.documents[:depth]) if weight > 0 else [0.0] * depth
+        return blended_scores(model_scores, len(req.documents), weight)
+
+    def _within_budget(
+        req: RerankRequest, model: str, arrived: float, delay_s: float
+    ) -> tuple[list[float], str | None]:
+        """The scores, or the documents' own (first-stage) order and why (``RERANK_FALLBACK_REASONS``):
+        a rerank with a budget is a search's, and the search has the fused order to answer with."""
+        first_stage = blended_scores([], len(req.documents), 0.0)
+        try:
+            host.check_reranker(model)  # a model not served here stays a 404: the caller named it wrong
+        except ModelUnavailableError:
+            return first_stage, "unavailable"
+        if req.requires_gpu and not host.on_gpu(model):
+            return first_stage, "gpu_unavailable"
+        left_s = (req.budget_ms or 0) / 1000 - (time.perf_counter() - arrived)
+        if left_s <= 0:
+            return first_stage, "timeout"
+        try:
+            return _scores(req, model, left_s, delay_s), None
+        except CallerGoneError:
+            raise  # nobody reads the answer
+        except BatchTimeoutError:
+            return first_stage, "timeout"
+        except OverloadedError:
+            return first_stage, "overloaded"
+        except ModelUnavailableError:
+            return first_stage, "unavailable"
 
     @app.get("/health")
     def health() -> Response:

@@ -90,6 +90,7 @@ class MicroBatcher(Generic[T, R]):
         self._observer = observer
         self._carry: _Job[T, R] | None = None
         self._stopping = False
+        self._stalls: queue.SimpleQueue[float] = queue.SimpleQueue()  # the fault switch's slow model
         self._thread = threading.Thread(target=self._work, name=f"batcher-{name}", daemon=True)
         self._thread.start()
 
@@ -118,6 +119,13 @@ class MicroBatcher(Generic[T, R]):
             if not job.future.cancel():  # already running: the worker skips its remaining items
                 job.abandoned = True
             raise BatchTimeoutError(f"model '{self.name}' did not answer within {timeout_s:g} s") from None
+
+    def stall(self, seconds: float) -> None:
+        """Make the model slow for real (the fault switch's ``delay_ms``): the worker sleeps ``seconds``
+        before its next batch, so that batch and every request queued behind it wait as behind a slow
+        model (timeouts, a full queue)."""
+        if seconds > 0:
+            self._stalls.put(seconds)
 
     def stop(self, timeout_s: float = 5.0) -> None:
         """Let the worker finish the batch in hand, then end it (pending requests are failed)."""
@@ -184,6 +192,8 @@ class MicroBatcher(Generic[T, R]):
                 self._run(live)
 
     def _run(self, jobs: list[_Job[T, R]]) -> None:
+        while not self._stalls.empty():
+            time.sleep(self._stalls.get_nowait())
         owners = [j for j, job in enumerate(jobs) for _ in job.items]
         items = [item for job in jobs for item in job.items]
         results: list[R | None] = [None] * len(items)

@@ -29,6 +29,7 @@ from control_plane.models.runtime import OnnxModel
 from control_plane.models.similarity import SimilarityScorer
 from control_plane.models.sparse import SparseEncoder
 from control_plane.models.tokenization import cut_to_tokens
+from control_plane.resilience.policy import GPU_PROVIDER
 
 log = logging.getLogger(__name__)
 Status = Literal["loading", "ready", "failed"]
@@ -263,9 +264,11 @@ class ModelHost:
             self.metrics.queries_cut.labels(name).inc(shortened)
         return cut
 
-    def similarity(self, name: str, gone: Callable[[], bool] | None = None) -> SimilarityScorer:
+    def similarity(
+        self, name: str, gone: Callable[[], bool] | None = None, timeout_s: float | None = None
+    ) -> SimilarityScorer:
         self._state(name, "dense")
-        encoder = BatchedEncoder(self._dense[name], self.config.request_timeout_s, gone)
+        encoder = BatchedEncoder(self._dense[name], timeout_s or self.config.request_timeout_s, gone)
         return SimilarityScorer(encoder, name)
 
     def reranker(
@@ -275,11 +278,29 @@ class ModelHost:
         ``budget_s`` (the caller's, when shorter than the service's timeout) bounds the wait; ``gone``
         says whether the caller has left."""
         state = self.states.get(name)
-        if state is not None and state.role == "dense":
-            return self.similarity(name, gone)
-        self._state(name, "rerank")
         timeout_s = min(self.config.request_timeout_s, budget_s or self.config.request_timeout_s)
+        if state is not None and state.role == "dense":
+            return self.similarity(name, gone, timeout_s)
+        self._state(name, "rerank")
         return BatchedCrossEncoder(self._rerank[name], timeout_s, name, gone)
+
+    def check_reranker(self, name: str) -> None:
+        """Raise as ``reranker`` would for ``name``: UnknownModelError when it serves no rerank (nor dense)
+        model of that name, ModelUnavailableError when that model is not loaded."""
+        state = self.states.get(name)
+        self._state(name, "dense" if state is not None and state.role == "dense" else "rerank")
+
+    def on_gpu(self, name: str) -> bool:
+        """Whether the served model ``name`` runs on a GPU (False when it is not loaded or not served)."""
+        state = self.states.get(name)
+        return state is not None and GPU_PROVIDER in state.providers
+
+    def stall(self, name: str, seconds: float) -> None:
+        """Make the model ``name`` slow for real (the fault switch): its worker sleeps ``seconds`` before
+        its next batch, as a slow model would (batching.py ``MicroBatcher.stall``)."""
+        batcher = self._rerank.get(name) or self._dense.get(name) or self._sparse.get(name)
+        if batcher is not None:
+            batcher.stall(seconds)
 
     def stop(self) -> None:
         for dense in self._dense.values():

@@ -83,6 +83,10 @@ class GpuMemoryCollector(Collector):
         yield busy
 
 
+# Why a rerank with a budget answered the first-stage order (biohybrid_inference_rerank_fallbacks_total).
+RERANK_FALLBACK_REASONS = ("timeout", "overloaded", "unavailable", "gpu_unavailable")
+
+
 class ServiceMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
@@ -172,6 +176,15 @@ class ServiceMetrics:
             ["endpoint", "reason"],
             registry=self.registry,
         )
+        self.rerank_fallbacks = Counter(
+            "biohybrid_inference_rerank_fallbacks",
+            "Rerank calls with a budget (budget_ms: the -rerank pipelines' connector, /v1/search) answered "
+            "with the first-stage (fused) order instead of the model's, by model and reason: timeout (the "
+            "model missed the budget), overloaded (its queue was full), unavailable (not loaded), "
+            "gpu_unavailable (requires_gpu and the model runs on CPU)",
+            ["model", "reason"],
+            registry=self.registry,
+        )
         for endpoint, reason in (  # a first failure must be visible to rate()
             ("clinical_rewrite", "error"),
             ("clinical_route", "missing_fields"),
@@ -209,6 +222,10 @@ class ServiceMetrics:
         for endpoint, model in [*served, *unknown]:
             for status in ERROR_STATUSES:
                 self.requests.labels(endpoint, model, status)
+        for model, role in roles.items():
+            if role == "rerank":
+                for reason in RERANK_FALLBACK_REASONS:
+                    self.rerank_fallbacks.labels(model, reason)
 
     def observe_batch(self, model: str, size: int, seconds: float) -> None:
         self.batch_size.labels(model).observe(size)

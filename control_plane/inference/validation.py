@@ -40,9 +40,13 @@ class RerankRequest:
     # by ``model_weight``; the rest follow in first-stage order. Neither: raw model scores for all.
     depth: int | None = None
     model_weight: float | None = None
-    # The caller's budget: past it the caller has given up, so the service gives up too (answers 503
-    # and sheds the unscored pairs) instead of scoring for nobody while later requests wait.
+    # The caller's budget (from the request's arrival): past it the service gives up scoring (the
+    # unscored pairs are shed) and answers the documents' own order, 200, as it does when the model's
+    # queue is full or the model is not loaded (control_plane/inference/app.py: the rerank fallback).
     budget_ms: int | None = None
+    # Rerank only on a GPU: on a service that runs the model on CPU the first-stage order is answered at
+    # once (fallback gpu_unavailable). The connector sends search.rerank_requires_gpu.
+    requires_gpu: bool = False
 
     @property
     def blended(self) -> bool:
@@ -124,7 +128,7 @@ def _positive_int(data: dict[str, Any], field: str) -> int | None:
 
 def rerank_request(body: Any, limits: Limits) -> RerankRequest:
     """``{"query": str, "documents": [str, ...], "top_n": int?, "depth": int?, "model_weight": float?,
-    "budget_ms": int?}`` → a RerankRequest."""
+    "budget_ms": int?, "requires_gpu": bool?}`` → a RerankRequest."""
     data = _object(body)
     if "query" not in data:
         raise RequestError(BAD_REQUEST, "'query' is required: a string")
@@ -161,4 +165,12 @@ def rerank_request(body: Any, limits: Limits) -> RerankRequest:
         depth=depth,
         model_weight=None if weight is None else float(weight),
         budget_ms=_positive_int(data, "budget_ms"),
+        requires_gpu=_flag(data, "requires_gpu"),
     )
+
+
+def _flag(data: dict[str, Any], field: str) -> bool:
+    value = data.get(field, False)
+    if not isinstance(value, bool):
+        raise RequestError(BAD_REQUEST, f"'{field}' must be true or false, got {value!r}")
+    return value

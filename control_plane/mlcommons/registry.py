@@ -111,6 +111,9 @@ def model_specs(settings: Settings, connectors_dir: Path = CONNECTORS_DIR) -> li
             "rerank.model_weight": settings.models.rerank_model_weight,
             # the search path gives up on a reranked request after this: so does the service
             "rerank.budget_ms": settings.search.rerank_timeout_ms,
+            # JSON in the request body: on a service whose model runs on CPU, the fused order at once
+            # (models.gpu_bound naming rerank asks the same, as on /v1/search)
+            "rerank.requires_gpu": "true" if settings.rerank_requires_gpu else "false",
             "clinical.connection_timeout_s": CLINICAL_CONNECTION_TIMEOUT_S,
             "clinical.read_timeout_s": CLINICAL_READ_TIMEOUT_S,
         }

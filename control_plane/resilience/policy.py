@@ -12,6 +12,10 @@ import re
 from control_plane.errors import UnavailableError
 
 GPU_PROVIDER = "CUDAExecutionProvider"
+# A rerank with a budget never fails a search (control_plane/inference/app.py): the service's 200 says
+# whether the model's order was applied ("true") or the documents' own (fused) order ("false"), and why.
+RERANKED_HEADER = "X-Biohybrid-Reranked"
+RERANK_FALLBACK_HEADER = "X-Biohybrid-Rerank-Fallback"
 # What onnxruntime, CUDA and the driver say when the device fails: "CUDA failure 2: out of memory",
 # "CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_EXECUTION_FAILED", "CUDA out of memory", "no CUDA-capable
 # device".

@@ -300,13 +300,21 @@ def with_query_model_defaults(pipeline: dict[str, Any], dense_id: str, sparse_id
 
 def with_rerank(pipeline: dict[str, Any], rerank_id: str) -> dict[str, Any]:
     """The rerank form: after fusion, the rerank model rescores the returned hits against the chunk
-    text (the query comes from ``ext.rerank.query_context.query_text``; ``size`` is the depth)."""
+    text (the query comes from ``ext.rerank.query_context.query_text``; ``size`` is the depth). The
+    rerank never fails the search: the service answers the fused order when the model misses its budget,
+    is overloaded or not loaded (control_plane/inference/app.py), and ``ignore_failure`` keeps the fused
+    order when the step itself fails (the service unreachable, a request without ``ext.rerank``)."""
     reranked = copy.deepcopy(pipeline)
     reranked["description"] = (
-        f"{pipeline.get('description', '')} Reranked by model {rerank_id} over chunk text."
+        f"{pipeline.get('description', '')} Reranked by model {rerank_id} over chunk text "
+        "(the fused order when the reranker misses its budget or cannot be reached)."
     )
     processor = {
-        "rerank": {"ml_opensearch": {"model_id": rerank_id}, "context": {"document_fields": ["text"]}}
+        "rerank": {
+            "ml_opensearch": {"model_id": rerank_id},
+            "context": {"document_fields": ["text"]},
+            "ignore_failure": True,
+        }
     }
     reranked.setdefault("response_processors", []).append(processor)
     return reranked

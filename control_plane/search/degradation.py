@@ -1,21 +1,17 @@
 """What a search does when a part of the stack fails: pure decisions, so they are tested without a cluster.
 
-SearchService gathers the facts (which encodings came back, which models are deployed, what OpenSearch
-raised) and these functions decide: which components stay in the request, whether the request is reranked,
-and why a rerank was given up (the weights of the components that stay: the fusion settings,
-config/fusion_settings.py).
+SearchService gathers the facts (which encodings came back, which models are deployed, what the
+reranker answered) and these functions decide: which components stay in the request (the weights of the
+components that stay: the fusion settings, config/fusion_settings.py), why a rerank was not applied (the
+fused order answered instead) and the reranked order of the hits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-
-from opensearchpy.exceptions import ConnectionTimeout
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from control_plane.query.components import COMPONENTS
-
-GPU_PROVIDER = "CUDAExecutionProvider"
 
 
 def usable_components(
@@ -33,36 +29,41 @@ def _can_run(encoder: str | None, encoded: bool, doc_only_sparse_id: str | None)
     return encoder is None or encoded or (encoder == "sparse" and doc_only_sparse_id is not None)
 
 
-@dataclass(frozen=True)
-class RerankChoice:
-    """The rerank model to put in the request (None: no rerank) and why not, when it was asked for."""
-
-    model_id: str | None
-    error: str | None = None
-
-
-def rerank_choice(
-    asked: bool,
-    model_id: str | None,
-    *,
-    requires_gpu: bool = False,
-    providers: Collection[str] | None = None,
-) -> RerankChoice:
-    """Rerank when asked and the model is deployed; with ``requires_gpu``, only when the service runs the
-    model on the GPU (``providers``: its execution providers, None when the service did not answer)."""
-    if not asked:
-        return RerankChoice(None)
-    if model_id is None:
-        return RerankChoice(None, "unavailable")
-    if requires_gpu:
-        if providers is None:
-            return RerankChoice(None, "unavailable")
-        if GPU_PROVIDER not in providers:
-            return RerankChoice(None, "gpu_unavailable")
-    return RerankChoice(model_id)
+# Why a search asked for rerank was answered in fused order (metadata.reranker_error): the reranker missed
+# its budget (timeout), its queue or the caller's share of the service was full (overloaded), it is not
+# loaded or the service cannot be reached (unavailable), it runs on CPU while a GPU is required
+# (gpu_unavailable; search.rerank_requires_gpu).
+RERANK_REASONS = ("timeout", "overloaded", "unavailable", "gpu_unavailable")
 
 
-def rerank_failure(exc: Exception) -> str:
-    """Why a reranked request was re-sent without rerank: it overran its budget, or OpenSearch (the
-    rerank processor, ml-commons or the inference service behind it) failed."""
-    return "timeout" if isinstance(exc, ConnectionTimeout) else "unavailable"
+def rerank_fallback_reason(reranked: str | None, fallback: str | None) -> str | None:
+    """Why the service's 200 answer is the fused order (its ``X-Biohybrid-Reranked`` and
+    ``X-Biohybrid-Rerank-Fallback`` headers), None when it applied the model's order. A service that does
+    not say (no header) did not run the model under a budget: unavailable."""
+    if reranked == "true":
+        return None
+    return fallback if fallback in RERANK_REASONS else "unavailable"
+
+
+def rerank_call_failure(code: str, status: int | None) -> str:
+    """Why a rerank call that got no 200 is given up: ``code`` is the client's (timeout, unavailable,
+    error) and ``status`` the service's HTTP status, if it answered (429: the caller's share is full)."""
+    if status == 429:
+        return "overloaded"
+    return "timeout" if code == "timeout" else "unavailable"
+
+
+def reranked_hits(
+    hits: Sequence[Mapping[str, Any]], ranking: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The fused ``hits`` in the service's order (``[{"index", "relevance_score"}]``, best first), each
+    scored by its ``relevance_score``; hits the answer leaves out follow in fused order, unscored."""
+    seen: set[int] = set()
+    ordered: list[dict[str, Any]] = []
+    for entry in ranking:
+        index = int(entry["index"])
+        if 0 <= index < len(hits) and index not in seen:
+            seen.add(index)
+            ordered.append({**hits[index], "_score": float(entry["relevance_score"])})
+    ordered.extend(dict(hit) for i, hit in enumerate(hits) if i not in seen)
+    return ordered

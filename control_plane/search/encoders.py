@@ -23,7 +23,13 @@ from control_plane.config.settings import Settings
 from control_plane.errors import BiohybridError
 from control_plane.query.components import COMPONENTS, EncoderRole
 from control_plane.resilience.breaker import BreakerBoard, BreakerSettings
-from control_plane.resilience.policy import GPU_PROVIDER, is_gpu_failure
+from control_plane.resilience.policy import (
+    GPU_PROVIDER,
+    RERANK_FALLBACK_HEADER,
+    RERANKED_HEADER,
+    is_gpu_failure,
+)
+from control_plane.search.degradation import rerank_call_failure, rerank_fallback_reason
 from control_plane.serving import caller_session
 
 PROVIDERS_TTL_S = 30.0
@@ -65,6 +71,16 @@ class _ProvidersCache:
         with self._lock:
             self._value = (time.monotonic(), providers)
         return providers
+
+
+@dataclass(frozen=True)
+class RerankAnswer:
+    """The service's rerank of a search's fused hits: ``ranking`` (``[{"index", "relevance_score"}]``,
+    best first) when the model's order was applied, else None and ``reason`` (RERANK_REASONS)."""
+
+    ranking: list[dict[str, Any]] | None
+    reason: str | None
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -168,6 +184,28 @@ class InferenceClient:
     def _served_providers(self, timeout_s: float, component: str) -> dict[str, list[str]]:
         answer = self._get("/v1/models", timeout_s, component)
         return {m["name"]: list(m.get("providers", [])) for m in answer.get("models", [])}
+
+    def rerank(self, model: str, body: dict[str, Any], timeout_s: float) -> RerankAnswer:
+        """One call of the service's rerank endpoint with the search's budget (``body["budget_ms"]``): the
+        model's order, or the fused order and why (the service's fallback headers, or the call's
+        failure: RERANK_REASONS). Never retried, never raises for the service's state."""
+        url = f"{self.service_url.rstrip('/')}/v1/rerank/{model}"
+        try:
+            response = self._session().post(url, json=body, timeout=timeout_s)
+        except requests.Timeout:
+            return RerankAnswer(None, "timeout", f"no answer from {url} in {timeout_s:.3f}s")
+        except requests.ConnectionError:
+            return RerankAnswer(None, "unavailable", f"cannot reach {url}")
+        if response.status_code != 200:
+            message = _error_message(response)
+            failure = rerank_call_failure("error", response.status_code)
+            return RerankAnswer(None, failure, f"{url} answered {response.status_code}: {message}")
+        reason = rerank_fallback_reason(
+            response.headers.get(RERANKED_HEADER), response.headers.get(RERANK_FALLBACK_HEADER)
+        )
+        if reason is not None:
+            return RerankAnswer(None, reason, f"{url} answered the fused order ({reason})")
+        return RerankAnswer(list(response.json()), None, "")
 
     def _post(self, path: str, body: dict[str, Any], timeout_s: float, component: str) -> Any:
         return self._call("POST", path, timeout_s, component, body)

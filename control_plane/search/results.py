@@ -118,7 +118,7 @@ class Timings(BaseModel):
         None, description="OpenSearch's own `took` of the answered request (excludes the rerank step)"
     )
     opensearch_round_trip_ms: float = Field(
-        0.0, description="every OpenSearch request of this search, client-side (rerank and fallback included)"
+        0.0, description="every OpenSearch request of this search and its rerank call, client-side"
     )
     postprocess_ms: float = Field(0.0, description="ties, aggregation, merging, highlights")
     components_ms: dict[str, float] | None = Field(

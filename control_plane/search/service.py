@@ -1,9 +1,12 @@
 """One search, end to end: intents and boosts, query type and weights, query encoding with per-component
-deadlines, one OpenSearch request (fusion and rerank inside OpenSearch), degradation, and the answer.
+deadlines, one OpenSearch request (fusion inside OpenSearch), the rerank after it (one call to the
+inference service, when asked), degradation, and the answer.
 
 Degradation: a component whose encoding fails or misses its deadline is dropped before the request
-(`component_errors`: ``splade_timeout``...). A reranked request that fails or times out is re-sent
-without the rerank processor (`reranked=false`, `reranker_error`). All components failing raises
+(`component_errors`: ``splade_timeout``...). A rerank never fails a search and is never retried: the fused
+hits go to the inference service's rerank endpoint once, with the budget ``search.rerank_timeout_ms``;
+a model that misses it, is overloaded, absent or (``search.rerank_requires_gpu``) on CPU leaves the
+fused order (`reranked=false`, `reranker_error`). All components failing raises
 ``SearchUnavailableError`` (HTTP 503 with the reasons).
 """
 
@@ -35,13 +38,8 @@ from control_plane.resources.versions import (
 )
 from control_plane.search.abandoned import UNWATCHED, AbandonedSearches, WatchedCaller
 from control_plane.search.answer_metadata import boost_info, fusion_info, intent_info, profile_ms
-from control_plane.search.degradation import (
-    RerankChoice,
-    rerank_choice,
-    rerank_failure,
-    usable_components,
-)
-from control_plane.search.encoders import ComponentError, InferenceClient, run_with_deadline
+from control_plane.search.degradation import reranked_hits, usable_components
+from control_plane.search.encoders import InferenceClient, run_with_deadline
 from control_plane.search.index_choice import search_index, searches_tenant_pattern
 from control_plane.search.intent_plan import IntentPlan, plan_intents
 from control_plane.search.model_ids import DeployedModelIds, ModelIds
@@ -99,7 +97,7 @@ class SearchPlan:
     intents: IntentPlan
     component_errors: tuple[str, ...] = ()
     reranker_error: str | None = None
-    rerank_model_id: str | None = None
+    rerank_model: str | None = None  # the served model that reranks the fused hits (None: no rerank)
     encode_ms: Mapping[str, float] = field(default_factory=dict)
     encode_wall_ms: float = 0.0
     encoding_cache: Mapping[str, CacheStatus] = field(default_factory=dict)
@@ -107,13 +105,19 @@ class SearchPlan:
 
 @dataclass(frozen=True)
 class Execution:
-    """What OpenSearch answered for a plan: the response, whether it is reranked (a failed rerank is
-    re-sent without it, ``reranker_error`` saying why) and the time spent waiting for OpenSearch."""
+    """What OpenSearch answered for a plan: the response (its hits reranked when ``reranked``; else
+    ``reranker_error`` says why a rerank asked for was not applied) and the time spent waiting for
+    OpenSearch and the reranker."""
 
     response: dict[str, Any]
     reranked: bool
     reranker_error: str | None
     round_trip_ms: float
+
+
+# How much longer than the rerank budget /v1/search waits for the service's answer (which, past the
+# budget, is the fused order): the HTTP round trip and the answer's serialisation.
+RERANK_MARGIN_S = 0.04
 
 
 class SearchService:
@@ -161,10 +165,7 @@ class SearchService:
             raise SearchUnavailableError(errors)
         requested = {str(name): w for name, w in spec.weights.items()} if spec.weights is not None else None
         weights = self._weights(spec, requested, query_type, components)
-        rerank = self._rerank_choice(spec)
-        request = self._request(
-            intents, tenant_id, resolved_index, components, weights, encodings, rerank.model_id
-        )
+        request = self._request(intents, tenant_id, resolved_index, components, weights, encodings)
         return SearchPlan(
             spec=spec,
             tenant_id=tenant_id,
@@ -176,8 +177,7 @@ class SearchService:
             query_type=query_type,
             intents=intents,
             component_errors=tuple(errors),
-            reranker_error=rerank.error,
-            rerank_model_id=rerank.model_id,
+            rerank_model=self.settings.models.rerank if spec.rerank else None,
             encode_ms=encode_ms,
             encode_wall_ms=encode_wall_ms,
             encoding_cache=encoding_cache,
@@ -212,8 +212,9 @@ class SearchService:
         components: Sequence[str],
         weights: Mapping[str, float] | None,
         encodings: QueryEncodings,
-        rerank_id: str | None,
     ) -> OpenSearchRequest:
+        """The fused request; a rerank asked for fetches at least its depth (``fetch_window``) and runs
+        after it (``_rerank``), not in the request's pipeline."""
         return build_request(
             intents.spec,
             self.settings,
@@ -223,7 +224,6 @@ class SearchService:
             weights=dict(weights) if weights is not None else None,
             encodings=encodings,
             routing_depth=self.settings.search.section_routing.depth if intents.boosts else 0,
-            rerank_model_id=rerank_id,
             rerank_top_n=intents.spec.rerank_top_n,
             profile=intents.spec.profile,
             ignore_unavailable=searches_tenant_pattern(self.settings, tenant_id, index),
@@ -294,18 +294,6 @@ class SearchService:
         )
         encode_ms = {name: round(value[1] * 1000, 2) for name, value in results.items()}
         return encodings, usable, errors, encode_ms, {name: lookup.status for name, lookup in lookups.items()}
-
-    def _rerank_choice(self, spec: SearchSpec) -> RerankChoice:
-        model_id = self.model_ids.current().get("rerank") if spec.rerank else None
-        providers: list[str] | None = None
-        requires_gpu = self.settings.search.rerank_requires_gpu or "rerank" in self.settings.models.gpu_bound
-        if spec.rerank and model_id is not None and requires_gpu:
-            try:
-                served = self.inference.providers(self.settings.search.component_timeout_ms / 1000)
-                providers = served.get(self.settings.models.rerank, [])
-            except ComponentError:
-                providers = None
-        return rerank_choice(spec.rerank, model_id, requires_gpu=requires_gpu, providers=providers)
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -407,28 +395,44 @@ class SearchService:
         )
 
     def _execute(self, plan: SearchPlan, caller: WatchedCaller) -> Execution:
-        """Send the planned request; if a rerank fails or overruns, send it again without rerank."""
+        """Send the planned request, then rerank its hits when asked (``_rerank``: one call, within
+        its budget; the fused order when it cannot)."""
         search = self.settings.search
-        if plan.rerank_model_id is None:
-            answer, spent = self._send(plan.request, search.opensearch_timeout_ms / 1000, caller)
+        answer, spent = self._send(plan.request, search.opensearch_timeout_ms / 1000, caller)
+        if plan.rerank_model is None:
             return Execution(answer, False, plan.reranker_error, spent)
+        caller.stop_if_left("before the rerank")
         started = time.perf_counter()
-        try:
-            answer, spent = self._send(plan.request, search.rerank_timeout_ms / 1000, caller)
-            return Execution(answer, True, None, spent)
-        except TransportError as exc:  # ConnectionTimeout included
-            reason = rerank_failure(exc)
-            if reason == "unavailable":
-                log.warning("rerank failed", extra={"error": str(exc)[:300]})
-                self.model_ids.forget()  # the model may have been re-registered under a new id
-        failed_ms = (time.perf_counter() - started) * 1000
-        log.warning("rerank dropped", extra={"reason": reason})
-        plain = self._request(
-            plan.intents, plan.tenant_id, plan.index, plan.components, plan.weights, plan.encodings, None
-        )
-        caller.stop_if_left("before the search without rerank")
-        answer, spent = self._send(plain, search.opensearch_timeout_ms / 1000, caller)
-        return Execution(answer, False, reason, failed_ms + spent)
+        hits = answer["hits"]["hits"]
+        ranking, reason = self._rerank(plan, plan.rerank_model, hits)
+        spent += (time.perf_counter() - started) * 1000
+        if ranking is None:
+            return Execution(answer, False, reason, spent)
+        reranked = {**answer, "hits": {**answer["hits"], "hits": reranked_hits(hits, ranking)}}
+        return Execution(reranked, True, None, spent)
+
+    def _rerank(
+        self, plan: SearchPlan, model: str, hits: Sequence[Mapping[str, Any]]
+    ) -> tuple[list[dict[str, Any]] | None, str | None]:
+        """The service's order of the fused ``hits`` (scored by the model over their text, blended with
+        the fused order: models.rerank_model_weight), or None and why not. One call with the budget
+        ``search.rerank_timeout_ms``: the service answers the fused order itself when the model misses
+        it; the client waits ``RERANK_MARGIN_S`` more for that answer, never retries."""
+        if not hits:
+            return [], None
+        search, models = self.settings.search, self.settings.models
+        body = {
+            "query": plan.spec.query,
+            "documents": [_rerank_text(hit) for hit in hits],
+            "depth": plan.spec.rerank_top_n or models.rerank_top_n,
+            "model_weight": models.rerank_model_weight,
+            "budget_ms": search.rerank_timeout_ms,
+            "requires_gpu": self.settings.rerank_requires_gpu,
+        }
+        answer = self.inference.rerank(model, body, search.rerank_timeout_ms / 1000 + RERANK_MARGIN_S)
+        if answer.reason is not None:
+            log.warning("rerank not applied", extra={"reason": answer.reason, "detail": answer.detail[:300]})
+        return answer.ranking, answer.reason
 
     def _route_sections(
         self,
@@ -487,6 +491,13 @@ class SearchService:
             within_s=timeout_s,
         )
         return answer, (time.perf_counter() - started) * 1000
+
+
+def _rerank_text(hit: Mapping[str, Any]) -> str:
+    """What the reranker reads of a hit: its text (a chunk without text is scored by its id, so the
+    lists stay aligned: the service refuses an empty document)."""
+    source = hit.get("_source") or {}
+    return str(source.get("text") or "").strip() or str(source.get("chunk_id") or hit.get("_id") or "-")
 
 
 def _timed(call: Any) -> Any:

@@ -21,11 +21,12 @@ from control_plane.inference.process import start_service, stop_service
 
 
 @contextmanager
-def faulty_service(timeout_s: float = 120.0) -> Iterator[str]:
-    """A fresh service process on a free port, started with ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``."""
+def faulty_service(timeout_s: float = 120.0, options: tuple[str, ...] = ()) -> Iterator[str]:
+    """A fresh service process on a free port, started with ``BIOHYBRID_INFERENCE_FAULT_INJECTION=1``
+    (``options``: more of its command-line options, e.g. ``("--queue-size", "2")``)."""
     with tempfile.TemporaryDirectory() as state, pytest.MonkeyPatch.context() as env:
         env.setenv(ENV_VAR, "1")
-        url, _ = start_service(free_port(), state_dir=Path(state), timeout_s=timeout_s)
+        url, _ = start_service(free_port(), state_dir=Path(state), timeout_s=timeout_s, models=options)
         env.undo()  # only the child needed it
         try:
             yield url
@@ -65,6 +66,14 @@ def arm(
     assert code == 200, answer
 
 
+def slow_down(url: str, calls: int, delay_ms: int) -> None:
+    """Make the rerank model slow for real: its worker stalls ``delay_ms`` before the batch of each of the
+    next ``calls`` rerank calls (faults.py ``delay_ms``)."""
+    body = {"fail_next": calls, "delay_ms": delay_ms, "endpoints": ["rerank"]}
+    code, answer = call(f"{url}/admin/faults", "POST", body)
+    assert code == 200, answer
+
+
 def disarm(url: str) -> None:
     code, answer = call(f"{url}/admin/faults", "DELETE")
     assert code == 200 and answer == {"armed": None}, answer
@@ -83,4 +92,19 @@ def requests_reached(url: str, endpoint: str, model: str) -> dict[str, int]:
             labels = sample.labels
             if sample.name.endswith("_total") and labels["endpoint"] == endpoint and labels["model"] == model:
                 counts[labels["status"]] = int(sample.value)
+    return counts
+
+
+def rerank_fallbacks(url: str, model: str) -> dict[str, int]:
+    """``{reason: count}`` of the service's reranks that answered the first-stage order
+    (biohybrid_inference_rerank_fallbacks_total)."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    counts: dict[str, int] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "biohybrid_inference_rerank_fallbacks":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_total") and sample.labels["model"] == model:
+                counts[sample.labels["reason"]] = int(sample.value)
     return counts

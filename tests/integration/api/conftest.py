@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret
+from integration.api.stack import KEYS, ApiStack, ingest_for_tenant, secret, start_faulty_service
 from integration.names import session_index
 from integration.node import demo_encoding_lock
 from integration.node_state import isolated_settings
@@ -18,8 +18,7 @@ from control_plane.cluster.manage import apply_resources
 from control_plane.config.api_settings import ApiKey
 from control_plane.datasets.locate import dataset_folder
 from control_plane.evaluation.settings import load_evaluation_settings
-from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
-from control_plane.inference.process import start_service, stop_service
+from control_plane.inference.process import stop_service
 from control_plane.mlcommons.registry import register_models
 from control_plane.resources.catalog import load_resources
 
@@ -30,9 +29,7 @@ from control_plane.resources.catalog import load_resources
 def stack(node: str, client: OpenSearch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiStack]:
     prefix = session_index("api")
     state, port = tmp_path_factory.mktemp("inference"), free_port()
-    with pytest.MonkeyPatch.context() as env:  # the fault switch: only armed faults ever fire
-        env.setenv(FAULT_ENV_VAR, "1")
-        url, _ = start_service(port, state)
+    url = start_faulty_service(port, state)
     try:
         settings = isolated_settings(
             url,

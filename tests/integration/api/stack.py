@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from opensearchpy import OpenSearch
 
 from control_plane.config.settings import Settings
+from control_plane.inference.faults import ENV_VAR as FAULT_ENV_VAR
 from control_plane.inference.process import start_service, stop_service
 from control_plane.ingestion.bulk import DeadLetterFile
 from control_plane.ingestion.run import IngestOptions, ingest
@@ -41,7 +43,17 @@ class ApiStack:
         stop_service(self.service_state)
 
     def start_service(self) -> None:
-        start_service(self.service_port, self.service_state)
+        """The stack's service again, on its port, as the fixture started it: with the fault switch on
+        (the degradation and rerank tests arm it after a test stopped and restarted the service)."""
+        start_faulty_service(self.service_port, self.service_state)
+
+
+def start_faulty_service(port: int, state: Path) -> str:
+    """The inference service on ``port`` with its fault switch on (only armed faults ever fire); its URL."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(FAULT_ENV_VAR, "1")
+        url, _ = start_service(port, state)
+    return url
 
 
 def secret(name: str) -> str:

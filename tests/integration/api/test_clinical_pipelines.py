@@ -319,8 +319,8 @@ def test_the_rerank_form_reranks_with_the_clients_question_then_routes(
     stack: ApiStack, client: OpenSearch
 ) -> None:
     """The -rerank form's rewrite hands the question to the rerank processor's query context (the client
-    sends none; without it the rerank step fails the request), the reranked window is routed, and the
-    page size holds."""
+    sends none; without it the rerank step would be skipped, its failure ignored), the reranked window
+    is routed, and the page size holds."""
     index, question = f"{stack.prefix}-a", "side effects of the treatment"
     fused = _direct(client, index, "clinical-minmax", {"match": {"text": question}}, size=5)
     reranked = _direct(client, index, "clinical-minmax-rerank", {"match": {"text": question}}, size=5)

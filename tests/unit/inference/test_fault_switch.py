@@ -33,6 +33,7 @@ def test_armed_faults_answer_the_next_n_calls_then_stop() -> None:
             "status": 503,
             "message": "CUDA out of memory",
             "endpoints": ["embeddings", "sparse", "rerank"],
+            "delay_ms": 0,
         }
     }
     first = api.post("/v1/embeddings/bge-small", json={"input": ["aspirin"]})

@@ -69,7 +69,7 @@ def _filled(connector: dict[str, Any]) -> str:
     return str(connector["actions"][0]["request_body"]).replace("${parameters.input}", '["t"]')
 
 
-def test_the_rerank_connector_sends_depth_weight_and_the_search_paths_budget() -> None:
+def test_the_rerank_connector_sends_depth_weight_budget_and_the_gpu_requirement() -> None:
     settings = load_settings(
         environ={
             "BIOHYBRID__MODELS__RERANK_TOP_N": "30",
@@ -86,7 +86,16 @@ def test_the_rerank_connector_sends_depth_weight_and_the_search_paths_budget() -
         "depth": 30,
         "model_weight": 0.4,
         "budget_ms": 900,
+        "requires_gpu": False,  # the default: CPU rerank
     }
+    for environ in (
+        {"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "true"},
+        {"BIOHYBRID__MODELS__GPU_BOUND": '["rerank"]'},  # as /v1/search reads it
+    ):
+        [gpu_only] = [s for s in model_specs(load_settings(environ=environ)) if s.role == "rerank"]
+        body = str(gpu_only.connector["actions"][0]["request_body"])
+        filled = body.replace("${parameters.query}", "q").replace("${parameters.documents}", '["d"]')
+        assert json.loads(filled)["requires_gpu"] is True, environ  # on CPU: the fused order at once
 
 
 def test_every_connector_proves_its_caller_with_the_token_it_holds_as_a_credential() -> None:

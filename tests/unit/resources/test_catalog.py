@@ -127,8 +127,15 @@ def test_search_pipelines_default_the_query_models_and_rerank_form_adds_rerank()
         assert enricher["neural_query_enricher"]["default_model_id"] == "dense-id"
         assert enricher["neural_query_enricher"]["neural_field_default_id"]["sparse_terms"] == "sparse-id"
     rerank = bodies["search_pipeline/hybrid-rrf-rerank"]["response_processors"]
+    # ignore_failure: a rerank step that fails (the service unreachable, no ext.rerank) keeps the fused order
     assert rerank == [
-        {"rerank": {"ml_opensearch": {"model_id": "rerank-id"}, "context": {"document_fields": ["text"]}}}
+        {
+            "rerank": {
+                "ml_opensearch": {"model_id": "rerank-id"},
+                "context": {"document_fields": ["text"]},
+                "ignore_failure": True,
+            }
+        }
     ]
     assert (
         bodies["search_pipeline/hybrid-rrf-rerank"]["phase_results_processors"]

@@ -1,16 +1,13 @@
-"""The search's degradation decisions, without a cluster: which components stay, their weights, whether
-a request is reranked, and why a rerank was given up."""
+"""The search's degradation decisions, without a cluster: which components stay, why a rerank was not
+applied, and the reranked order of the hits."""
 
 from __future__ import annotations
 
-from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
-from opensearchpy.exceptions import ConnectionTimeout, TransportError
-
 from control_plane.search.degradation import (
-    GPU_PROVIDER,
-    RerankChoice,
-    rerank_choice,
-    rerank_failure,
+    RERANK_REASONS,
+    rerank_call_failure,
+    rerank_fallback_reason,
+    reranked_hits,
     usable_components,
 )
 
@@ -37,23 +34,35 @@ def test_request_order_is_kept() -> None:
 # -- rerank -----------------------------------------------------------------------------------------
 
 
-def test_rerank_only_when_asked_and_deployed() -> None:
-    assert rerank_choice(False, "r-1") == RerankChoice(None)
-    assert rerank_choice(True, "r-1") == RerankChoice("r-1")
-    assert rerank_choice(True, None) == RerankChoice(None, "unavailable")
+def test_the_service_says_whether_it_reranked() -> None:
+    assert rerank_fallback_reason("true", None) is None
+    assert rerank_fallback_reason("false", "timeout") == "timeout"
+    assert rerank_fallback_reason("false", "gpu_unavailable") == "gpu_unavailable"
+    # a service that does not say ran no model under the budget
+    assert rerank_fallback_reason(None, None) == "unavailable"
+    assert rerank_fallback_reason("false", "something new") == "unavailable"
+    assert set(RERANK_REASONS) == {"timeout", "overloaded", "unavailable", "gpu_unavailable"}
 
 
-def test_a_gpu_only_rerank_needs_the_service_on_the_gpu() -> None:
-    assert rerank_choice(
-        True, "r-1", requires_gpu=True, providers=[GPU_PROVIDER, "CPUExecutionProvider"]
-    ) == (RerankChoice("r-1"))
-    assert rerank_choice(True, "r-1", requires_gpu=True, providers=["CPUExecutionProvider"]) == RerankChoice(
-        None, "gpu_unavailable"
-    )
-    assert rerank_choice(True, "r-1", requires_gpu=True, providers=None) == RerankChoice(None, "unavailable")
+def test_a_rerank_call_without_an_answer_names_its_reason() -> None:
+    assert rerank_call_failure("timeout", None) == "timeout"
+    assert rerank_call_failure("unavailable", None) == "unavailable"  # connection refused
+    assert rerank_call_failure("error", 429) == "overloaded"  # the caller's share of the service is full
+    assert rerank_call_failure("error", 503) == "unavailable"
+    assert rerank_call_failure("error", 404) == "unavailable"  # the model is not served there
 
 
-def test_a_failed_rerank_names_its_reason() -> None:
-    assert rerank_failure(ConnectionTimeout("TIMEOUT", "read timed out", None)) == "timeout"
-    assert rerank_failure(TransportError(500, "ml-commons: connector failed")) == "unavailable"
-    assert rerank_failure(OpenSearchConnectionError("N/A", "refused", None)) == "unavailable"
+def test_hits_take_the_service_order_and_scores_the_rest_follow_in_fused_order() -> None:
+    fused = (("a", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.1))
+    hits = [{"_id": name, "_score": score} for name, score in fused]
+    ranking = [{"index": 2, "relevance_score": 0.05}, {"index": 0, "relevance_score": 0.04}]
+    ordered = reranked_hits(hits, ranking)
+    assert [(h["_id"], h["_score"]) for h in ordered] == [("c", 0.05), ("a", 0.04), ("b", 0.8), ("d", 0.1)]
+    assert hits[2]["_score"] == 0.7  # the fused hits are not changed
+    # an index out of range or repeated is ignored: every hit appears once
+    assert [h["_id"] for h in reranked_hits(hits, [{"index": 7, "relevance_score": 1}, *ranking * 2])] == [
+        "c",
+        "a",
+        "b",
+        "d",
+    ]

@@ -68,24 +68,18 @@ def test_no_usable_component_is_unavailable_with_every_reason(service: SearchSer
     assert sorted(raised.value.reasons) == ["dense_unavailable", "splade_unavailable"]
 
 
-def test_a_deployed_reranker_goes_into_the_request(settings: Settings) -> None:
+def test_a_rerank_runs_after_the_fused_request_never_inside_it(settings: Settings) -> None:
     plan = _service(settings, {"rerank": "rerank-1"}).plan(_spec(components=["bm25"], rerank=True), "t1")
-    assert plan.rerank_model_id == "rerank-1"
+    assert plan.rerank_model == settings.models.rerank  # the service's model, called after fusion
     assert plan.reranker_error is None
-    processors = plan.request.pipeline["response_processors"]
-    assert [p["rerank"]["ml_opensearch"]["model_id"] for p in processors if "rerank" in p] == ["rerank-1"]
-
-
-def test_rerank_asked_without_a_deployed_model_is_planned_without_rerank(service: SearchService) -> None:
-    plan = service.plan(_spec(components=["bm25"], rerank=True), tenant_id="t1")
-    assert (plan.rerank_model_id, plan.reranker_error) == (None, "unavailable")
+    assert not [p for p in plan.request.pipeline.get("response_processors", []) if "rerank" in p]
     assert "ext" not in plan.request.body
+    assert plan.request.body["size"] >= settings.models.rerank_top_n  # the service sees what it reranks
 
 
-def test_a_gpu_only_reranker_is_dropped_when_the_service_cannot_say_where_it_runs(settings: Settings) -> None:
-    service = _service(settings, {"rerank": "rerank-1"}, rerank_requires_gpu=True)
-    plan = service.plan(_spec(components=["bm25"], rerank=True), tenant_id="t1")
-    assert (plan.rerank_model_id, plan.reranker_error) == (None, "unavailable")
+def test_no_rerank_unless_asked(service: SearchService) -> None:
+    plan = service.plan(_spec(components=["bm25"]), tenant_id="t1")
+    assert (plan.rerank_model, plan.reranker_error) == (None, None)
 
 
 def test_doc_only_splade_needs_its_query_model_not_the_encoder(settings: Settings) -> None:

@@ -36,4 +36,19 @@ $B/python -m benchmarks.pipeline_load --index chunks-demo --clients 4 --seconds 
 # 5. the profile of a clinical question
 $B/python -m benchmarks.pipeline_steps --split clinical-natural/dev --index chunks-demo --questions 60 --window 100 \
   --out $R/clinical-steps-demo.md
+# 6. after the rerank fallback landed (7fbefeb): the -rerank form on CPU
+$B/biohybrid service stop; $B/biohybrid service start; ready
+$B/biohybrid models register; $B/biohybrid apply
+$B/python -m benchmarks.pipeline_load --index chunks-demo --clients 1,20,50 --seconds 15 \
+  --paths clinical-minmax,clinical-minmax-rerank \
+  --title "The -rerank form on CPU with the rerank fallback landed (budget 1,500 ms; rerank_requires_gpu false)" \
+  --out $R/rerank-fallback-demo.md
+# 7. the 3-node cluster (make cluster-up), the demo sources ingested there
+BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/biohybrid models register
+BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/biohybrid apply
+BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/biohybrid ingest pmc ctgov --index chunks-demo --no-progress
+BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/python -m benchmarks.pipeline_load --index chunks-demo \
+  --clients 1,20,50 --seconds 15 --paths hybrid-minmax,clinical-minmax,clinical-minmax-rerank \
+  --title "The 3-node cluster (make cluster-up: 3 nodes on this one 2-core VM, lucene HNSW, its own inference service on 8502), searches sent to node-1" \
+  --out $R/cluster-concurrency.md
 echo done

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 JSON_ENDPOINTS = [("/v1/search", "a-search"), ("/retrieve", "a-search"), ("/v1/rewrite", "a-search")]
 HOSTILE = [
     (b'{"query": "statins\xff"}', "not valid UTF-8: byte 0xff at offset 18"),
-    (b"[" * 100_000 + b"]" * 100_000, "100000 deep; at most 32"),
+    (b"[" * 100_000 + b"]" * 100_000, "more than 32 deep; at most 32"),
     (b'{"query": "statins", "size": NaN}', "holds NaN, which is not a JSON number"),
     (b'{"query": "statins \\ud800"}', "lone surrogate"),
 ]

@@ -157,7 +157,11 @@ def test_non_json_bodies_and_wrong_methods_are_refused(client: FlaskClient) -> N
     ("path", "body", "names"),
     [
         ("/v1/embeddings/minilm", b'{"input": ["a \\ud800"]}', "lone surrogate"),
-        ("/v1/embeddings/minilm", b'{"input": ' + b"[" * 3000 + b"]" * 3000 + b"}", "3001 deep; at most 32"),
+        (
+            "/v1/embeddings/minilm",
+            b'{"input": ' + b"[" * 3000 + b"]" * 3000 + b"}",
+            "more than 32 deep; at most 32",
+        ),
         ("/v1/sparse/splade-tiny", b'{"input": ["caf\xe9"]}', "not valid UTF-8: byte 0xe9"),
         ("/v1/rerank/ce-minilm", b'{"query": "q", "documents": ["d"], "model_weight": NaN}', "holds NaN"),
         (

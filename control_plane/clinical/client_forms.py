@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from control_plane.errors import ClientError
 from control_plane.query.components import BM25_FIELD_BOOSTS
+from control_plane.visible_text import has_visible_character
 
 TEXT_FIELDS: Final = frozenset(BM25_FIELD_BOOSTS)  # the chunk's BM25 fields: a match on any is the question
 SOURCE_FIELD: Final = "source"
@@ -85,7 +86,9 @@ def chunk_fields(clause: Any) -> Any:
 
 
 def _question(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    """A question's text, or None when it is not a string with a character a reader would see (a question
+    of zero-width characters asks nothing: control_plane/visible_text.py)."""
+    return value if isinstance(value, str) and has_visible_character(value) else None
 
 
 def _single(clause: Mapping[str, Any]) -> tuple[str, Any]:
@@ -221,7 +224,7 @@ def client_query(query: Any) -> ClientQuery:
             "shorten it"
         )
     filters = tuple(chunk_fields(f) for f in _unique(reading.filters))
-    return ClientQuery(reading.questions[0].strip(), filters)
+    return ClientQuery(questions[0], filters)
 
 
 def filters_sources(filters: tuple[Mapping[str, Any], ...] | list[Mapping[str, Any]]) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from control_plane.errors import ClientError
+from control_plane.visible_text import has_visible_character
 
 BAD_REQUEST = 400
 TOO_LARGE = 413
@@ -116,7 +117,16 @@ def embeddings_request(body: Any, limits: Limits) -> EmbeddingsRequest:
         raise RequestError(
             BAD_REQUEST, f"'input_type' must be one of {', '.join(INPUT_TYPES)}, got {input_type!r}"
         )
-    return EmbeddingsRequest(texts_request(data, limits), str(input_type))
+    texts = texts_request(data, limits)
+    if input_type == "query":  # a question: documents may be anything their source held
+        for i, text in enumerate(texts):
+            _question(text, f"input[{i}]")
+    return EmbeddingsRequest(texts, str(input_type))
+
+
+def _question(text: str, field: str) -> None:
+    if not has_visible_character(text):
+        raise RequestError(BAD_REQUEST, f"'{field}' has no visible character: send the words to search for")
 
 
 def _positive_int(data: dict[str, Any], field: str) -> int | None:
@@ -133,6 +143,7 @@ def rerank_request(body: Any, limits: Limits) -> RerankRequest:
     if "query" not in data:
         raise RequestError(BAD_REQUEST, "'query' is required: a string")
     query = _text(data["query"], "query", limits)
+    _question(query, "query")
     depth = _positive_int(data, "depth")
     blended = depth is not None or data.get("model_weight") is not None
     if depth is not None and depth > limits.max_items:

@@ -22,6 +22,7 @@ from control_plane.fusion.methods import FusionMethod
 from control_plane.query.components import COMPONENT_ORDER, COMPONENTS
 from control_plane.search.odata.expression import SortKey
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
+from control_plane.visible_text import has_visible_character
 
 
 def _known_component(name: str) -> str:
@@ -122,8 +123,8 @@ class SearchSpec(BaseModel):
     @field_validator("query")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query is blank: send the words to search for")
+        if not has_visible_character(value):
+            raise ValueError("query is blank (no visible character): send the words to search for")
         return value
 
     @field_validator("order_by", mode="before")

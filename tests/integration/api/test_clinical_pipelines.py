@@ -25,7 +25,7 @@ from benchmarks.pipeline_steps.measure import window_pipelines
 from control_plane.api.app import create_app
 from control_plane.clinical.pipeline import NO_ROUTE_STEP, route_note
 from control_plane.evaluation.settings import load_evaluation_settings
-from control_plane.query.components import product_text_hybrid
+from control_plane.query.components import product_text_hybrid, text_search_body
 from control_plane.testsets.catalog import load_test_set
 
 pytestmark = pytest.mark.integration
@@ -265,6 +265,7 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
         ({"highlight": {"fields": {"text": {}}}, "query": {"match": {"text": "dose"}}}, "no highlights"),
         ({"query": {"knn": {"embedding": {"vector": CLIENT_VECTOR, "k": 5}}}}, "vector alone"),
         ({"query": {"term": {"source": "pmc"}}}, "got 'term'"),
+        ({"query": {"match": {"text": "\u200b\ufeff"}}}, "got 'match'"),  # nothing a reader would see
         # 50 KB: a 500 ("Read timed out") while the service computed on, before issue 50
         ({"query": {"match": {"text": "adverse events " * 3500}}}, "at most 2000 are searched"),
     ],
@@ -277,6 +278,19 @@ def test_what_the_pipelines_cannot_serve_is_a_400_saying_what_to_send(
             client.search(index=f"{stack.prefix}-a", params={"search_pipeline": pipeline}, body=body)
         reason = json.dumps(refused.value.info)  # the service's message, quoted inside OpenSearch's
         assert refused.value.status_code == 400 and says in reason, reason
+
+
+def test_a_question_with_nothing_visible_is_a_400_through_the_plain_pipelines_too(
+    stack: ApiStack, client: OpenSearch
+) -> None:
+    # Issue 73: zero-width characters passed str.strip() and were answered with arbitrary hits. Without a
+    # rewrite, the dense clause's query encoding is where the inference service refuses it.
+    body = text_search_body("\u200b\ufeff\u2060", 5)
+    for pipeline in ("hybrid-minmax", "hybrid-rrf"):
+        with pytest.raises(TransportError) as refused:
+            client.search(index=f"{stack.prefix}-a", params={"search_pipeline": pipeline}, body=body)
+        reason = json.dumps(refused.value.info)
+        assert refused.value.status_code == 400 and "no visible character" in reason, (pipeline, reason)
 
 
 def test_hits_routing_cannot_read_keep_the_fused_order_and_say_why(

@@ -62,8 +62,9 @@ def test_the_evaluate_endpoint_refuses_hostile_bodies_too(stack: ApiStack) -> No
             "sum to 1",
         ),
         ({"query": " \t "}, "query is blank"),
+        ({"query": "\u200b\ufeff\u2060"}, "query is blank (no visible character)"),
     ],
-    ids=["deep-filter", "infinite-weight", "rrf-weights-off-one", "blank"],
+    ids=["deep-filter", "infinite-weight", "rrf-weights-off-one", "blank", "zero-width"],
 )
 def test_a_request_that_would_not_work_is_refused(
     stack: ApiStack, spec: dict[str, object], named: str
@@ -73,8 +74,9 @@ def test_a_request_that_would_not_work_is_refused(
         assert (status, named in text) == (400, True), (path, text[:300])
 
 
-def test_a_blank_get_search_is_refused(stack: ApiStack) -> None:
-    answer = stack.app.test_client().get("/v1/search", query_string={"q": "   "}, headers=headers("a-search"))
+@pytest.mark.parametrize("blank", ["   ", "\u200b\u200b"])
+def test_a_blank_get_search_is_refused(stack: ApiStack, blank: str) -> None:
+    answer = stack.app.test_client().get("/v1/search", query_string={"q": blank}, headers=headers("a-search"))
     assert answer.status_code == 400 and "query is blank" in answer.get_data(as_text=True)
 
 

@@ -126,6 +126,7 @@ def test_metadata_names_become_chunk_fields_at_any_depth() -> None:
             "2 different questions",
         ),
         ({"match": {"text": "   "}}, "got 'match'"),
+        ({"match": {"text": "\u200b\ufeff\u2060"}}, "got 'match'"),  # nothing a reader would see
         ("side effects", "is an object"),
         (None, "is an object"),
     ],

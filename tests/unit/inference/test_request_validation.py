@@ -54,6 +54,16 @@ def test_embedding_input_type_says_query_or_document_and_defaults_to_document() 
         embeddings_request({"input": ["a"], "input_type": "passage"}, LIMITS)
 
 
+def test_a_question_with_no_visible_character_is_refused_and_a_document_is_not() -> None:
+    invisible = "\u200b\ufeff"
+    with pytest.raises(RequestError, match="'input\\[1\\]' has no visible character") as caught:
+        embeddings_request({"input": ["a", invisible], "input_type": "query"}, LIMITS)
+    assert caught.value.status == 400
+    assert embeddings_request({"input": [invisible]}, LIMITS).texts == [invisible]  # a document's text as is
+    with pytest.raises(RequestError, match="'query' has no visible character"):
+        rerank_request({"query": invisible, "documents": ["d"]}, LIMITS)
+
+
 def test_rerank_body_from_the_default_rerank_pre_process_function() -> None:
     req = rerank_request({"query": "q", "documents": ["d1", "d2"], "top_n": 2}, LIMITS)
     assert (req.query, req.documents, req.top_n) == ("q", ["d1", "d2"], 2)

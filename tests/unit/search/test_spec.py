@@ -67,7 +67,7 @@ def test_rrf_takes_weights_under_the_same_rules() -> None:
         SearchSpec(query="q", components=("bm25", "dense"), weights={"bm25": 1.0})
 
 
-@pytest.mark.parametrize("blank", [" ", "   \t\n", "\u3000"])
+@pytest.mark.parametrize("blank", [" ", "   \t\n", "\u3000", "\u200b\u200b", "\ufeff", "\u200d \u2060"])
 def test_a_blank_query_is_refused(blank: str) -> None:
     with pytest.raises(ValidationError, match="query is blank"):
         SearchSpec(query=blank)

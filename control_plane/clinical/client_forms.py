@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from control_plane.errors import ClientError
 from control_plane.query.components import BM25_FIELD_BOOSTS
-from control_plane.visible_text import has_visible_character
+from control_plane.words.visible import has_visible_character
 
 TEXT_FIELDS: Final = frozenset(BM25_FIELD_BOOSTS)  # the chunk's BM25 fields: a match on any is the question
 SOURCE_FIELD: Final = "source"
@@ -87,7 +87,7 @@ def chunk_fields(clause: Any) -> Any:
 
 def _question(value: Any) -> str | None:
     """A question's text, or None when it is not a string with a character a reader would see (a question
-    of zero-width characters asks nothing: control_plane/visible_text.py)."""
+    of zero-width characters asks nothing: control_plane/words/visible.py)."""
     return value if isinstance(value, str) and has_visible_character(value) else None
 
 

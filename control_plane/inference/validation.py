@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from control_plane.errors import ClientError
-from control_plane.visible_text import has_visible_character
+from control_plane.words.visible import has_visible_character
 
 BAD_REQUEST = 400
 TOO_LARGE = 413

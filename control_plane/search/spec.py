@@ -22,7 +22,7 @@ from control_plane.fusion.methods import FusionMethod
 from control_plane.query.components import COMPONENT_ORDER, COMPONENTS
 from control_plane.search.odata.expression import SortKey
 from control_plane.search.odata.syntax import parse_filter, parse_orderby
-from control_plane.visible_text import has_visible_character
+from control_plane.words.visible import has_visible_character
 
 
 def _known_component(name: str) -> str:

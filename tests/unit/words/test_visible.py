@@ -1,6 +1,6 @@
 import pytest
 
-from control_plane.visible_text import has_visible_character
+from control_plane.words.visible import has_visible_character
 
 
 @pytest.mark.parametrize(

@@ -211,8 +211,10 @@ def check_servable(request: Mapping[str, Any], depth: int) -> None:
 
 def with_routing_fields(source: Any) -> Any:
     """A request's ``_source`` (as OpenSearch serialises it) widened to the fields routing reads:
-    ``false`` becomes those fields; a list of includes gains them; an exclude that names or matches one
-    is dropped. No ``_source`` (None) stays None: the whole _source is fetched."""
+    ``false`` becomes those fields; a list of includes gains them. An exclude that names or matches one is
+    refused (PipelineQueryError): dropping it returned what the client excluded (``["t*"]`` gave back
+    ``text``; issue 73), and a field fetched for routing cannot be taken out of the answer again. No
+    ``_source`` (None) stays None: the whole _source is fetched."""
     if source is None or source is True:
         return source
     if source is False:
@@ -229,8 +231,14 @@ def with_routing_fields(source: Any) -> Any:
     excludes = [str(e) for e in source.get("excludes", source.get("exclude", []))]
     if includes:
         includes += [field for field in ROUTING_FIELDS if field not in includes]
-    kept = [e for e in excludes if not any(fnmatchcase(field, e) for field in ROUTING_FIELDS)]
-    return {"includes": includes, "excludes": kept}
+    needed = [field for field in ROUTING_FIELDS if any(fnmatchcase(field, e) for e in excludes)]
+    if needed:
+        raise PipelineQueryError(
+            f"_source excludes {excludes} would drop {needed}, which the clinical pipelines read of every "
+            'hit to route it: exclude other fields by name (e.g. "excludes": ["embedding", "sparse_terms"]), '
+            "or search through hybrid-minmax or hybrid-rrf, which do not route"
+        )
+    return {"includes": includes, "excludes": excludes}
 
 
 def rewrite(

@@ -266,6 +266,8 @@ def test_a_narrow_source_is_routed_and_keeps_the_fields_asked_plus_the_routing_f
         ({"query": {"knn": {"embedding": {"vector": CLIENT_VECTOR, "k": 5}}}}, "vector alone"),
         ({"query": {"term": {"source": "pmc"}}}, "got 'term'"),
         ({"query": {"match": {"text": "\u200b\ufeff"}}}, "got 'match'"),  # nothing a reader would see
+        ({"_source": {"excludes": ["t*"]}, "query": {"match": {"text": "dose"}}}, "would drop"),  # issue 73
+        ({"_source": {"excludes": ["*"]}, "query": {"match": {"text": "dose"}}}, "would drop"),
         # 50 KB: a 500 ("Read timed out") while the service computed on, before issue 50
         ({"query": {"match": {"text": "adverse events " * 3500}}}, "at most 2000 are searched"),
     ],

@@ -96,14 +96,31 @@ def test_the_question_is_found_where_opensearch_moved_the_bm25_clause() -> None:
             },
         ),
         (
-            {"includes": [], "excludes": ["embedding", "intent_*", "near_empty"]},
-            {"includes": [], "excludes": ["embedding"]},
+            {"includes": [], "excludes": ["embedding", "sparse_terms"]},
+            {"includes": [], "excludes": ["embedding", "sparse_terms"]},
         ),
         (["text"], {"includes": ["text", *ROUTING_FIELDS], "excludes": []}),
     ],
 )
 def test_a_clients_source_is_widened_to_the_routing_fields(asked: object, fetched: object) -> None:
     assert with_routing_fields(asked) == fetched
+
+
+@pytest.mark.parametrize(
+    ("excludes", "needed"),
+    [
+        (["t*"], "['title_path', 'topics']"),
+        (["*"], "['chunk_id', 'doc_id'"),
+        (["embedding", "intent_*", "near_empty"], "['intent_hint', 'near_empty']"),
+    ],
+)
+def test_an_exclude_of_a_field_routing_reads_is_refused_never_dropped(
+    excludes: list[str], needed: str
+) -> None:
+    # Issue 73: dropping it returned what the client excluded (["t*"] gave back text and title_path).
+    with pytest.raises(PipelineQueryError, match="would drop") as refused:
+        with_routing_fields({"excludes": excludes})
+    assert needed in str(refused.value) and "exclude other fields by name" in str(refused.value)
 
 
 @pytest.mark.parametrize(

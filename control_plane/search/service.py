@@ -159,7 +159,9 @@ class SearchService:
         intents = plan_intents(spec, self.settings)
         query_type = str(classify_query(spec.query, [i.name for i in intents.intents]))
         encode_started = time.perf_counter()
-        encodings, components, errors, encode_ms, encoding_cache = self._encode(spec, intents.semantic_text)
+        encodings, components, errors, encode_ms, encoding_cache = self._encode(
+            spec, intents.semantic_text, tenant_id
+        )
         encode_wall_ms = round((time.perf_counter() - encode_started) * 1000, 2)
         if not components:
             raise SearchUnavailableError(errors)
@@ -245,7 +247,7 @@ class SearchService:
         return self._version
 
     def _encode(
-        self, spec: SearchSpec, text: str
+        self, spec: SearchSpec, text: str, tenant_id: str
     ) -> tuple[QueryEncodings, list[str], list[str], dict[str, float], dict[str, CacheStatus]]:
         """Encode ``text`` (the query, or its clinical topic) for each requested component a model of the
         inference service encodes for (its record's ``encoder``: dense, sparse), each from the encoding
@@ -260,7 +262,9 @@ class SearchService:
         encoders = {
             n: self.inference.encoder(r) for n, r in roles.items() if r is not None and not skipped[r]
         }
-        lookups = {name: self.caches.encoding(name, model, text) for name, (model, _) in encoders.items()}
+        lookups = {
+            name: self.caches.encoding(tenant_id, name, model, text) for name, (model, _) in encoders.items()
+        }
         calls: dict[str, Callable[[], Any]] = {
             name: _timed(partial(encode, text, timeout_s))
             for name, (_, encode) in encoders.items()

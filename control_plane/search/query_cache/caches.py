@@ -45,15 +45,16 @@ class QueryCaches:
             TtlLru(response.max_entries, response.ttl_s, clock) if response.enabled else None
         )
 
-    def encoding(self, component: str, model: str, query: str) -> EncodingLookup:
-        """The cached encoding of ``query`` by the served ``model``, if any."""
+    def encoding(self, tenant: str, component: str, model: str, query: str) -> EncodingLookup:
+        """The cached encoding of ``query`` by the served ``model`` for ``tenant``, if any (per tenant, so
+        no answer or latency says what another tenant asked)."""
         if self.encodings is None:
             return EncodingLookup("off")
         served = self.served.get(model)
         if served is None:
             self.stats.miss("encoding")
             return EncodingLookup("bypass")
-        key = encoding_key(component, served, query)
+        key = encoding_key(tenant, component, served, query)
         value = self.encodings.get(key)
         if value is None:
             self.stats.miss("encoding")

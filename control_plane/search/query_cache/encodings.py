@@ -1,5 +1,6 @@
-"""The query-encoding cache: (component, served model digest, normalised text) -> the dense vector or the
-sparse term weights, stored compactly (doubles in an array, so a hit gives back exactly the floats the
+"""The query-encoding cache: (tenant, component, served model digest, normalised text) -> the dense vector or
+the sparse term weights (per tenant: a hit, and its speed, would tell one tenant what another asked;
+issue 73), stored compactly (doubles in an array, so a hit gives back exactly the floats the
 service sent) and handed out as fresh lists and dicts (a caller cannot alter what is cached)."""
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from control_plane.search.query_cache.served import ServedModel
 
 @dataclass(frozen=True)
 class EncodingKey:
+    tenant: str
     component: str
     digest: str
     text: str
 
 
-def encoding_key(component: str, model: ServedModel, query: str) -> EncodingKey:
-    return EncodingKey(component, model.digest, model.normalise(query))
+def encoding_key(tenant: str, component: str, model: ServedModel, query: str) -> EncodingKey:
+    return EncodingKey(tenant, component, model.digest, model.normalise(query))
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,8 @@ def api(stack: ApiStack, client: OpenSearch) -> Iterator[FlaskClient]:
     yield create_app(settings, client, evaluation=load_evaluation_settings(environ={})).test_client()
 
 
-def _search(api: FlaskClient, body: dict[str, Any]) -> dict[str, Any]:
-    response = api.post("/v1/search", json=body, headers=headers("a-search"))
+def _search(api: FlaskClient, body: dict[str, Any], key: str = "a-search") -> dict[str, Any]:
+    response = api.post("/v1/search", json=body, headers=headers(key))
     assert response.status_code == 200, response.get_data(as_text=True)
     answer: dict[str, Any] = response.get_json()
     return answer
@@ -63,6 +63,24 @@ def test_the_service_reports_each_models_digest_and_normalizer(stack: ApiStack) 
         assert model["tokenizer"]["normalizer"]["type"] == "BertNormalizer"
         assert model["tokenizer"]["normalizer"]["lowercase"] is True
         assert model["tokenizer"]["pre_tokenizer"]["type"] == "BertPreTokenizer"
+
+
+def test_no_answer_says_what_another_tenant_asked(api: FlaskClient) -> None:
+    # Issue 73: the encoding cache was shared, so metadata.cache.encodings said "hit" when any key of any
+    # tenant had asked the same question recently (and the hit answered faster).
+    question = {"query": "which anticoagulant doses were compared", "size": 3, "boosts": False}
+    assert _search(api, question, "a-search")["metadata"]["cache"]["encodings"] == {
+        "dense": "miss",
+        "splade": "miss",
+    }
+    assert _search(api, question, "b-search")["metadata"]["cache"]["encodings"] == {
+        "dense": "miss",
+        "splade": "miss",
+    }
+    assert _search(api, question, "b-search")["metadata"]["cache"]["encodings"] == {
+        "dense": "hit",
+        "splade": "hit",
+    }
 
 
 def test_a_repeated_query_is_served_from_the_caches_with_the_same_answer(api: FlaskClient) -> None:

@@ -44,11 +44,11 @@ def test_anything_that_can_change_the_answer_changes_the_key(change: dict[str, A
     assert _key(**change) != _key()
 
 
-def test_an_encoding_key_is_the_component_the_served_digest_and_the_normalised_text() -> None:
+def test_an_encoding_key_is_the_tenant_the_component_the_served_digest_and_the_normalised_text() -> None:
     model = ServedModel("bge-small", "d1", str.lower)
-    assert encoding_key("dense", model, "Statin") == EncodingKey("dense", "d1", "statin")
-    assert encoding_key("dense", ServedModel("bge-small", "d2", exact), "Statin") == EncodingKey(
-        "dense", "d2", "Statin"
+    assert encoding_key("t", "dense", model, "Statin") == EncodingKey("t", "dense", "d1", "statin")
+    assert encoding_key("t", "dense", ServedModel("bge-small", "d2", exact), "Statin") == EncodingKey(
+        "t", "dense", "d2", "Statin"
     )
 
 

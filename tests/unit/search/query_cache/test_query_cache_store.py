@@ -8,7 +8,7 @@ def _cache() -> QueryEncodingCache:
 
 
 def test_a_dense_vector_comes_back_exactly_and_as_a_fresh_list() -> None:
-    cache, key = _cache(), EncodingKey("dense", "d1", "statin")
+    cache, key = _cache(), EncodingKey("t", "dense", "d1", "statin")
     vector = [0.1, -0.30000000000000004, 1e-12]
     cache.put(key, vector)
     first = cache.get(key)
@@ -19,7 +19,7 @@ def test_a_dense_vector_comes_back_exactly_and_as_a_fresh_list() -> None:
 
 
 def test_sparse_terms_come_back_exactly_in_order_and_as_a_fresh_dict() -> None:
-    cache, key = _cache(), EncodingKey("splade", "s1", "statin")
+    cache, key = _cache(), EncodingKey("t", "splade", "s1", "statin")
     terms = {"stat": 2.25, "##in": 1.125, "drug": 0.0625}
     cache.put(key, terms)
     got = cache.get(key)
@@ -31,9 +31,9 @@ def test_sparse_terms_come_back_exactly_in_order_and_as_a_fresh_dict() -> None:
 
 def test_keys_of_other_models_or_components_do_not_collide() -> None:
     cache = _cache()
-    cache.put(EncodingKey("dense", "d1", "statin"), [1.0])
-    assert cache.get(EncodingKey("dense", "d2", "statin")) is None
-    assert cache.get(EncodingKey("splade", "d1", "statin")) is None
+    cache.put(EncodingKey("t", "dense", "d1", "statin"), [1.0])
+    assert cache.get(EncodingKey("t", "dense", "d2", "statin")) is None
+    assert cache.get(EncodingKey("t", "splade", "d1", "statin")) is None
 
 
 def test_hit_rates_are_hits_over_lookups_per_cache() -> None:

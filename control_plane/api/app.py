@@ -30,6 +30,7 @@ from control_plane.api.params import retrieve_spec, spec_from_body, spec_from_qu
 from control_plane.api.responses import json_response
 from control_plane.api.search_events import retrieval_data
 from control_plane.api.search_labels import search_labels
+from control_plane.api.security_headers import with_security_headers
 from control_plane.cluster.client import make_client
 from control_plane.config.settings import Settings
 from control_plane.errors import BadRequestError
@@ -128,7 +129,7 @@ def create_app(
                 "ms": round(elapsed * 1000, 2),
             },
         )
-        return response
+        return with_security_headers(response)
 
     @app.get("/health")
     def health() -> Response:

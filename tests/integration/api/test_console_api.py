@@ -156,6 +156,9 @@ def test_the_page_shell_is_public_and_holds_no_data(api: FlaskClient) -> None:
     page = api.get("/console")
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert "Authorization" not in page.get_data(as_text=True)
+    # issue 73: not framed, only its own scripts and styles, never sniffed (the browser test runs under it)
+    assert page.headers["X-Frame-Options"] == "DENY" and page.headers["X-Content-Type-Options"] == "nosniff"
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert api.get("/console/console.js").mimetype == "text/javascript"
     missing = api.get("/console/secrets.txt")
     assert missing.status_code == 404 and "console.js, console.css" in missing.get_json()["error"]["message"]

@@ -211,7 +211,9 @@ function drawPlot(plot) {
       svg.append(dot);
     }
     const item = el("li", {}, name + " (" + series.points.length + " runs)");
-    item.prepend(el("span", { class: "swatch", style: "background:" + color }));
+    const swatch = el("span", { class: "swatch" });
+    swatch.style.background = color; // through the CSSOM: the page's policy refuses style attributes
+    item.prepend(swatch);
     legend.append(item);
   });
 }

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, request
 from opensearchpy import OpenSearch
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from control_plane.api.auth import Principal
 from control_plane.api.jobs import JobRegistry
@@ -53,6 +53,10 @@ class IngestRequest(BaseModel):
     limit_documents: int | None = Field(None, ge=1)
 
 
+RESULT_WINDOW = 10_000
+"""OpenSearch's ``index.max_result_window`` of the jobs index: the deepest job a page may reach."""
+
+
 class JobListQuery(BaseModel):
     """GET /v1/admin/jobs parameters: filters and one page (newest first)."""
 
@@ -61,7 +65,17 @@ class JobListQuery(BaseModel):
     kind: JobKind | None = None
     state: JobState | None = None
     size: int = Field(20, ge=1, le=MAX_PAGE)
-    from_: int = Field(0, ge=0, le=10_000, alias="from")
+    from_: int = Field(0, ge=0, le=RESULT_WINDOW, alias="from")
+
+    @model_validator(mode="after")
+    def _within_the_window(self) -> JobListQuery:
+        # the jobs index answers at most its result window: past it OpenSearch refused, a 502 (issue 73)
+        if self.from_ + self.size > RESULT_WINDOW:
+            raise ValueError(
+                f"from + size is {self.from_ + self.size}; pages end at job {RESULT_WINDOW:,} (newest "
+                "first): narrow the list with kind or state"
+            )
+        return self
 
 
 def register_admin_routes(

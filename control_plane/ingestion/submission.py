@@ -109,9 +109,14 @@ def check_sources(sources: Sequence[str]) -> None:
     unknown = unknown_sources(sources)
     if unknown:
         raise IngestRefusedError(
-            f"no such dataset, file or folder: {', '.join(unknown)} (dataset ids: "
+            f"no such dataset, file or folder: {', '.join(_shown(u) for u in unknown)} (dataset ids: "
             f"{', '.join(DATASET_FILES)}; or a path that exists)"
         )
+
+
+def _shown(source: str, at_most: int = 200) -> str:
+    """A source as an error message quotes it: a long one cut, with its length."""
+    return source if len(source) <= at_most else f"{source[:at_most]}… ({len(source)} characters)"
 
 
 def check_dataset_folders(sources: Sequence[str]) -> None:

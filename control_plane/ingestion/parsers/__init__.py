@@ -139,7 +139,16 @@ def _expand(source: str | Path) -> list[Path]:
 def unknown_sources(sources: Iterable[str]) -> list[str]:
     """The sources that are neither a dataset id nor an existing file or folder (a typo, a wrong folder):
     refused before an ingest starts rather than reported as skipped records after it ran."""
-    return [s for s in sources if s not in DATASET_FILES and not Path(s).exists()]
+    return [s for s in sources if s not in DATASET_FILES and not _exists(s)]
+
+
+def _exists(source: str) -> bool:
+    """Whether ``source`` names a file or folder; a name the system refuses to look up (too long: the
+    control API answered a 5,000-character path with a 500, issue 73; a NUL byte) names none."""
+    try:
+        return Path(source).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def iter_documents(sources: str | Path | Iterable[str | Path]) -> DocumentStream:

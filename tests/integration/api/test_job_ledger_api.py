@@ -163,6 +163,8 @@ def test_an_ingest_job_is_recorded_through_its_life_and_survives_a_restart(
     )
     refused = api.get("/v1/admin/jobs?state=paused", headers=headers("a-admin"))
     assert refused.status_code == 400
+    deep = api.get("/v1/admin/jobs?from=9990&size=20", headers=headers("a-admin"))  # issue 73: was a 502
+    assert deep.status_code == 400 and "from + size is 10010" in deep.get_data(as_text=True)
 
     states = [e.get_data()["state"] for e in _events(app, receiver, "job.state.changed", job_id)]  # type: ignore[index]
     assert states == ["queued", "running", "done"]

@@ -125,6 +125,11 @@ def test_a_submission_is_refused_for_its_strategy_and_its_sources(
         f"no such dataset, file or folder: {missing}, pubmedqa (dataset ids: pmc, ctgov, medline, "
         "nfcorpus, scifact; or a path that exists)"
     )
+    long_path = "/x" * 2500  # issue 73: was ENAMETOOLONG, a 500; now refused with the path cut in the message
+    with pytest.raises(
+        IngestRefusedError, match=r"no such dataset, file or folder: (/x){100}… \(5000 characters\)"
+    ):
+        check_submission(settings, "chunks-mine", [long_path], "sentence")
 
     monkeypatch.setenv(DATASETS_DIR_ENV_VAR, str(tmp_path / "nowhere"))
     with pytest.raises(IngestRefusedError, match=f"^{DATASETS_DIR_ENV_VAR}=.* is not a folder"):

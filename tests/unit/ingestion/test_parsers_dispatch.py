@@ -67,6 +67,12 @@ def test_unknown_sources_are_those_neither_a_dataset_nor_a_path(tmp_path: Path) 
     assert unknown_sources(sources) == [str(tmp_path / "absent.nxml"), "pmcc"]
 
 
+def test_a_name_the_system_will_not_look_up_is_unknown_not_an_error(tmp_path: Path) -> None:
+    # issue 73: a 5,000-character path raised ENAMETOOLONG from Path.exists(), a 500 on the control API
+    too_long, too_long_part, nul = "/x" * 2500, str(tmp_path / ("a" * 300)), "here\x00there"
+    assert unknown_sources([too_long, too_long_part, nul]) == [too_long, too_long_part, nul]
+
+
 def test_each_format_row_chooses_its_parser_and_a_file_fitting_none_is_told_every_suffix(
     tmp_path: Path,
 ) -> None:

@@ -99,7 +99,9 @@ def record(
     settings: EvaluationSettings,
 ) -> list[RecordedRun]:
     """Compare each configuration with its stored baseline (read before saving), store the run, set
-    the gauges. Without a store nothing is compared: every alert is False."""
+    the gauges. Without a store nothing is compared (every alert is False) and no gauge moves: a run
+    kept out of the record (``store: false``) must not stand in the dashboards for the stored ones, nor
+    clear an alert they raised (issue 73)."""
     baselines = {
         result.name: store.baseline(result.name, suite.test_set_id) if store is not None else None
         for result in suite.results
@@ -114,13 +116,13 @@ def record(
         alert = current is not None and regression(
             current, (baseline_metrics or {}).get(settings.alert.metric), settings.alert.margin
         )
-        if gauges is not None:
+        if gauges is not None and store is not None:
             # A first run is its own baseline once stored.
             gauges.record(
                 result.name,
                 suite.test_set_id,
                 result.metrics,
-                baseline_metrics or (result.metrics if store is not None else None),
+                baseline_metrics or result.metrics,
                 suite.started_at.timestamp(),
                 alert if current is not None else None,
             )

@@ -51,4 +51,7 @@ BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/python -m bench
   --clients 1,20,50 --seconds 15 --paths hybrid-minmax,clinical-minmax,clinical-minmax-rerank \
   --title "The 3-node cluster (make cluster-up: 3 nodes on this one 2-core VM, lucene HNSW, its own inference service on 8502), searches sent to node-1" \
   --out $R/cluster-concurrency.md
+# 8. the CPU rerank's cost per depth, one call at a time
+$B/python -m benchmarks.rerank_latency --test-set clinical-natural/dev --index chunks-demo --queries 20 \
+  --depths 10,25,50,100 --out $R/rerank-cpu-cost.md
 echo done

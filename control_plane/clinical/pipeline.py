@@ -227,8 +227,8 @@ def with_routing_fields(source: Any) -> Any:
         raise PipelineQueryError(
             f"_source must be a boolean, a field list or includes/excludes, got {source!r}"
         )
-    includes = [str(i) for i in source.get("includes", source.get("include", []))]
-    excludes = [str(e) for e in source.get("excludes", source.get("exclude", []))]
+    includes = _field_list(source.get("includes", source.get("include", [])))
+    excludes = _field_list(source.get("excludes", source.get("exclude", [])))
     if includes:
         includes += [field for field in ROUTING_FIELDS if field not in includes]
     needed = [field for field in ROUTING_FIELDS if any(fnmatchcase(field, e) for e in excludes)]
@@ -239,6 +239,20 @@ def with_routing_fields(source: Any) -> Any:
             "or search through hybrid-minmax or hybrid-rrf, which do not route"
         )
     return {"includes": includes, "excludes": excludes}
+
+
+def _field_list(fields: Any) -> list[str]:
+    """A _source includes or excludes as a list: OpenSearch takes one field as a plain string too (read
+    character by character, ``"embedding"`` excluded nine one-letter fields and returned the embedding)."""
+    if fields is None:
+        return []
+    if isinstance(fields, str):
+        return [fields]
+    if not isinstance(fields, list) or not all(isinstance(field, str) for field in fields):
+        raise PipelineQueryError(
+            f"_source includes and excludes are field names or lists of them, got {fields!r}"
+        )
+    return list(fields)
 
 
 def rewrite(

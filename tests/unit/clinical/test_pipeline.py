@@ -100,10 +100,18 @@ def test_the_question_is_found_where_opensearch_moved_the_bm25_clause() -> None:
             {"includes": [], "excludes": ["embedding", "sparse_terms"]},
         ),
         (["text"], {"includes": ["text", *ROUTING_FIELDS], "excludes": []}),
+        ({"excludes": "embedding"}, {"includes": [], "excludes": ["embedding"]}),  # one field as a string
+        ({"includes": "text"}, {"includes": ["text", *ROUTING_FIELDS], "excludes": []}),
     ],
 )
 def test_a_clients_source_is_widened_to_the_routing_fields(asked: object, fetched: object) -> None:
     assert with_routing_fields(asked) == fetched
+
+
+@pytest.mark.parametrize("fields", [7, {"a": 1}, ["text", 3]])
+def test_includes_or_excludes_that_are_not_field_names_are_refused(fields: object) -> None:
+    with pytest.raises(PipelineQueryError, match="field names or lists of them"):
+        with_routing_fields({"excludes": fields})
 
 
 @pytest.mark.parametrize(

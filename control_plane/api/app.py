@@ -51,6 +51,11 @@ from control_plane.serving import client_disconnected
 log = logging.getLogger(__name__)
 
 
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body the control API reads (a search, an ingest or evaluation request is a few
+kilobytes): waitress alone would take 1 GB, and one body could swell the process (issue 73)."""
+
+
 def create_app(
     settings: Settings,
     client: OpenSearch | None = None,
@@ -60,6 +65,7 @@ def create_app(
     """The app; with ``evaluation.schedule.enabled`` it also starts the scheduled evaluation, whose
     gauges share the app's /metrics."""
     app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES  # past it a 413 naming it, the body unread
     client = client or make_client(settings.opensearch)
     service = service or SearchService(make_client(settings.opensearch, retry_on_timeout=False), settings)
     evaluation = evaluation or load_evaluation_settings()

@@ -18,7 +18,7 @@ from flask import Flask, Response, request
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 from pydantic import ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from control_plane.api.responses import error_response
 from control_plane.errors import BiohybridError, RateLimitedError, UnavailableError
@@ -87,6 +87,13 @@ def register_error_handlers(app: Flask, opensearch_url: str) -> None:
             return answer
         log.warning("opensearch refused", extra={"error": str(exc)[:500]})
         return error_response(502, f"OpenSearch refused the request: {str(exc)[:300]}")
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(exc: RequestEntityTooLarge) -> Response:
+        limit = app.config.get("MAX_CONTENT_LENGTH")
+        return error_response(
+            413, f"the body has more than {limit} bytes, the most a request to this API may send: send less"
+        )
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:

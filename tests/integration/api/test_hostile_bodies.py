@@ -74,6 +74,13 @@ def test_a_request_that_would_not_work_is_refused(
         assert (status, named in text) == (400, True), (path, text[:300])
 
 
+def test_a_body_past_the_apis_limit_is_a_413_naming_it_unread(stack: ApiStack) -> None:
+    # issue 73: the API read any body waitress took (1 GB); now 1 MiB, refused before it is read
+    body = json.dumps({"query": "aspirin", "filters": {"x": "y" * (2 * 1024 * 1024)}}).encode()
+    status, text = _post(stack, "/v1/search", "a-search", body)
+    assert status == 413 and "more than 1048576 bytes" in text, text[:300]
+
+
 @pytest.mark.parametrize("blank", ["   ", "\u200b\u200b"])
 def test_a_blank_get_search_is_refused(stack: ApiStack, blank: str) -> None:
     answer = stack.app.test_client().get("/v1/search", query_string={"q": blank}, headers=headers("a-search"))

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integration.service import free_port
-from prometheus_client.parser import text_string_to_metric_families
+from integration.service import free_port, service_counters
 
 from control_plane.inference.faults import ENV_VAR
 from control_plane.inference.process import start_service, stop_service
@@ -82,29 +81,18 @@ def disarm(url: str) -> None:
 def requests_reached(url: str, endpoint: str, model: str) -> dict[str, int]:
     """``{status: count}`` of the requests the service answered on ``endpoint`` for ``model`` (its own
     biohybrid_inference_requests_total counter)."""
-    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    counts: dict[str, int] = {}
-    for family in text_string_to_metric_families(text):
-        if family.name != "biohybrid_inference_requests":
-            continue
-        for sample in family.samples:
-            labels = sample.labels
-            if sample.name.endswith("_total") and labels["endpoint"] == endpoint and labels["model"] == model:
-                counts[labels["status"]] = int(sample.value)
-    return counts
+    return {
+        labels["status"]: int(value)
+        for labels, value in service_counters(url).get("biohybrid_inference_requests", [])
+        if labels["endpoint"] == endpoint and labels["model"] == model
+    }
 
 
 def rerank_fallbacks(url: str, model: str) -> dict[str, int]:
     """``{reason: count}`` of the service's reranks that answered the first-stage order
     (biohybrid_inference_rerank_fallbacks_total)."""
-    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    counts: dict[str, int] = {}
-    for family in text_string_to_metric_families(text):
-        if family.name != "biohybrid_inference_rerank_fallbacks":
-            continue
-        for sample in family.samples:
-            if sample.name.endswith("_total") and sample.labels["model"] == model:
-                counts[sample.labels["reason"]] = int(sample.value)
-    return counts
+    return {
+        labels["reason"]: int(value)
+        for labels, value in service_counters(url).get("biohybrid_inference_rerank_fallbacks", [])
+        if labels["model"] == model
+    }

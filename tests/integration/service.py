@@ -12,6 +12,7 @@ from pathlib import Path
 
 from integration.node_state import isolated_settings, remove_test_models
 from opensearchpy import OpenSearch
+from prometheus_client.parser import text_string_to_metric_families
 
 from control_plane.cluster.manage import apply_resources, current_resources
 from control_plane.config.settings import LOCAL_FILE, Settings, load_settings
@@ -61,22 +62,29 @@ def reapply_session_resources(client: OpenSearch) -> None:
     apply_resources(client, local, current_resources(client, local))
 
 
+def service_counters(service_url: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """Every counter the inference service exports, read once from its /metrics: family name (without
+    ``_total``) -> each sample's labels and value."""
+    with urllib.request.urlopen(f"{service_url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return {
+        family.name: [
+            (sample.labels, sample.value) for sample in family.samples if sample.name.endswith("_total")
+        ]
+        for family in text_string_to_metric_families(text)
+        if family.type == "counter"
+    }
+
+
 def caller_counts(service_url: str) -> dict[str, float]:
     """The service's admitted requests by caller (``opensearch``, ``api``...) and, as ``unverified:NAME``,
     the requests that named a project caller without the caller token."""
-    with urllib.request.urlopen(f"{service_url}/metrics", timeout=10) as answer:
-        text = answer.read().decode()
-    counts: dict[str, float] = {}
-    for family, label in (
-        ("biohybrid_inference_caller_requests_total", "caller"),
-        ("biohybrid_inference_unverified_callers_total", "claimed"),
-    ):
-        prefix = f'{family}{{{label}="'
-        for line in text.splitlines():
-            if line.startswith(prefix):
-                name = line[len(prefix) :].split('"', 1)[0]
-                key = name if label == "caller" else f"unverified:{name}"
-                counts[key] = float(line.rsplit(" ", 1)[1])
+    counters = service_counters(service_url)
+    counts = {
+        labels["caller"]: value for labels, value in counters.get("biohybrid_inference_caller_requests", [])
+    }
+    for labels, value in counters.get("biohybrid_inference_unverified_callers", []):
+        counts[f"unverified:{labels['claimed']}"] = value
     return counts
 
 

@@ -38,10 +38,13 @@ def add_parsers(commands: Subcommands) -> None:
 
 
 def _query(settings: Settings, args: argparse.Namespace) -> int:
+    from control_plane.resources.catalog import RERANK_SUFFIX
     from control_plane.search.pipeline_query import PipelineQuery, pipeline_search
 
     client = make_client(settings.opensearch)
     wanted = PipelineQuery(args.text, args.pipeline, args.size)
+    watch = args.pipeline.endswith(RERANK_SUFFIX)
+    before = _fallbacks(settings) if watch else None
     started = time.perf_counter()
     response = pipeline_search(client, args.index, wanted, settings.models.rerank_top_n)
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -50,9 +53,40 @@ def _query(settings: Settings, args: argparse.Namespace) -> int:
         return 0
     # The round trip, not OpenSearch's `took`, which leaves out a pipeline's response steps.
     print(f"{args.text!r} via {args.pipeline} ({elapsed_ms:.0f} ms round trip)")
+    if watch:
+        print(rerank_line(before, _fallbacks(settings)))
     for rank, hit in enumerate(response["hits"]["hits"], start=1):
         print(hit_line(rank, hit))
     return 0
+
+
+def _fallbacks(settings: Settings) -> dict[str, float] | None:
+    from control_plane.inference.fallback_counts import rerank_fallback_counts
+
+    try:
+        return rerank_fallback_counts(settings.models.service_url, settings.models.rerank)
+    except OSError:
+        return None
+
+
+def rerank_line(before: Mapping[str, float] | None, after: Mapping[str, float] | None) -> str:
+    """What became of a -rerank search's rerank, as the inference service counted it (the pipeline's hits
+    do not say): reranked, or the fused order and why."""
+    from control_plane.inference.fallback_counts import counted_since
+
+    if before is None or after is None:
+        return "  rerank: unknown (the inference service's /metrics could not be read)"
+    moved = counted_since(before, after)
+    if not moved:
+        return "  rerank: applied (the service counted no fallback during this search)"
+    reasons = ", ".join(moved)
+    hint = (
+        "; search.rerank_requires_gpu is true and the model runs on CPU: set it false and run "
+        "`biohybrid models register` to rerank on CPU"
+        if "gpu_unavailable" in moved
+        else ""
+    )
+    return f"  rerank: not applied, the fused order ({reasons}, counted by the inference service{hint})"
 
 
 def hit_line(rank: int, hit: Mapping[str, Any]) -> str:

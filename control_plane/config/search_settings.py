@@ -109,9 +109,9 @@ class SearchSettings(StrictSettings):
     )
     opensearch_timeout_ms: int = Field(5000, gt=0, description="the search request's budget in OpenSearch")
     rerank_requires_gpu: bool = Field(
-        False,
+        True,
         description="rerank only where the service runs the model on a GPU: elsewhere the fused order at "
-        "once (reranker_error gpu_unavailable), on both paths",
+        "once (reranker_error gpu_unavailable), on both paths; false opts in to CPU rerank",
     )
     breaker_failures: int = Field(
         5,

@@ -28,14 +28,21 @@ TEST_GROUP = "biohybrid-tests"
 JOBS_INDEX = "jobs"
 
 
+# The tests check the reranker's own order, so their models opt in to CPU rerank (the default,
+# search.rerank_requires_gpu: true, answers the fused order at once on a node without a GPU; the tests of
+# that default set it back).
+CPU_RERANK = {"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "false"}
+
+
 def isolated_settings(service_url: str, **environ: str) -> Settings:
-    """The local settings with the tests' model group and ``service_url``; ``environ`` adds settings
-    (``BIOHYBRID__...`` variables)."""
+    """The local settings with the tests' model group and ``service_url``, CPU rerank opted in;
+    ``environ`` adds settings (``BIOHYBRID__...`` variables)."""
     return load_settings(
         LOCAL_FILE,
         environ={
             "BIOHYBRID__MODELS__SERVICE_URL": service_url,
             "BIOHYBRID__MODELS__GROUP": TEST_GROUP,
+            **CPU_RERANK,
             **environ,
         },
     )

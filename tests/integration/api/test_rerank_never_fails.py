@@ -23,8 +23,10 @@ from integration.rerank_variants import rerank_variants
 from opensearchpy import OpenSearch
 
 from control_plane.api.app import create_app
-from control_plane.config.settings import Settings
+from control_plane.cli.query import rerank_line
+from control_plane.config.settings import Settings, load_settings
 from control_plane.evaluation.settings import load_evaluation_settings
+from control_plane.inference.fallback_counts import counted_since, rerank_fallback_counts
 from control_plane.mlcommons.registry import registered_model_ids
 
 pytestmark = pytest.mark.integration
@@ -71,6 +73,8 @@ def budgeted(stack: ApiStack, client: OpenSearch) -> Iterator[dict[tuple[str, st
         # the fused order as a -rerank form scores it (blend weight 0: the service calls no model), which
         # the clinical form's routing reads: what its fallback must answer
         "zero": _models(tight, rerank_model_weight=0.0),
+        # the default on a node without a GPU (the stack's settings opt in to CPU rerank)
+        "gpu": _with(tight, rerank_requires_gpu=True),
     }
     ids = registered_model_ids(client, stack.settings)
     with rerank_variants(client, ids, variants, (*FORMS, *PLAIN), stack.prefix) as names:
@@ -170,6 +174,30 @@ def test_a_pipeline_whose_reranker_is_absent_answers_the_fused_order(
     # the step fails, so the hits keep their fused scores, which routing reads: clinical-rrf's answer
     routed, _, _ = _search(client, index, budgeted[("tight", "clinical-rrf")], _clinical(5))
     assert _search(client, index, budgeted[("absent", "clinical-rrf-rerank")], _clinical(5))[0] == routed
+
+
+def test_by_default_a_pipeline_on_a_service_without_a_gpu_answers_the_fused_order_at_once(
+    stack: ApiStack, client: OpenSearch, budgeted: dict[tuple[str, str], str], service: str
+) -> None:
+    """search.rerank_requires_gpu is true by default (the design): on this CPU-only service the -rerank
+    forms answer the fused order with no model call, the fallback counted as gpu_unavailable, which is
+    what `biohybrid query` reads and prints for a -rerank pipeline."""
+    index, model = f"{stack.prefix}-a", stack.settings.models.rerank
+    assert load_settings(environ={}).rerank_requires_gpu  # the default the "gpu" variant renders
+    fused, _, _ = _search(client, index, budgeted[("tight", "hybrid-rrf")], _hybrid(10))
+    routed, _, _ = _search(client, index, budgeted[("zero", "clinical-rrf-rerank")], _clinical(5))
+    for form, body, expected in (
+        ("hybrid-rrf-rerank", _hybrid(10), fused),
+        ("clinical-rrf-rerank", _clinical(5), routed),
+    ):
+        scored = requests_reached(service, "rerank", model).get("200", 0)
+        before = rerank_fallback_counts(service, model)
+        ids, _, _ = _search(client, index, budgeted[("gpu", form)], body)
+        after = rerank_fallback_counts(service, model)
+        assert ids == expected, form
+        assert counted_since(before, after) == {"gpu_unavailable": 1}, form
+        assert requests_reached(service, "rerank", model).get("200", 0) == scored + 1  # answered, fused
+        assert "the fused order (gpu_unavailable" in rerank_line(before, after)
 
 
 def test_a_pipeline_search_without_ext_rerank_or_with_size_0_is_answered(

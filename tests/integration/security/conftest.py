@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import requests
 from integration.node import REPO_ROOT, run_playbook
-from integration.node_state import TEST_GROUP, remove_test_models
+from integration.node_state import CPU_RERANK, TEST_GROUP, remove_test_models
 from integration.service import running_service
 from opensearchpy import OpenSearch
 
@@ -155,6 +155,7 @@ def secure_settings(service_url: str) -> Settings:
             "BIOHYBRID__MODELS__GROUP": TEST_GROUP,
             "BIOHYBRID__SEARCH__COMPONENT_TIMEOUT_MS": "10000",
             "BIOHYBRID__SEARCH__RERANK_TIMEOUT_MS": "30000",
+            **CPU_RERANK,  # the leak matrix's rerank calls carry each tenant's text
         },
     )
 

@@ -86,10 +86,15 @@ def test_the_rerank_connector_sends_depth_weight_budget_and_the_gpu_requirement(
         "depth": 30,
         "model_weight": 0.4,
         "budget_ms": 900,
-        "requires_gpu": False,  # the default: CPU rerank
+        "requires_gpu": True,  # the default (the design): on CPU the fused order at once
     }
+    cpu = load_settings(environ={"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "false"})  # the CPU opt-in
+    [cpu_rerank] = [s for s in model_specs(cpu) if s.role == "rerank"]
+    body = str(cpu_rerank.connector["actions"][0]["request_body"])
+    filled = body.replace("${parameters.query}", "q").replace("${parameters.documents}", '["d"]')
+    assert json.loads(filled)["requires_gpu"] is False
     for environ in (
-        {"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "true"},
+        {"BIOHYBRID__SEARCH__RERANK_REQUIRES_GPU": "false", "BIOHYBRID__MODELS__GPU_BOUND": '["rerank"]'},
         {"BIOHYBRID__MODELS__GPU_BOUND": '["rerank"]'},  # as /v1/search reads it
     ):
         [gpu_only] = [s for s in model_specs(load_settings(environ=environ)) if s.role == "rerank"]

@@ -39,15 +39,22 @@ _PROJECT_TEST_SETS: dict[str, tuple[str, str]] = {
     "clinical-natural/test": ("clinical-natural", "test"),
     "clinical-fresh/dev": ("clinical-fresh", "dev"),
     "clinical-fresh/test": ("clinical-fresh", "test"),
+    "clinical-everyday/dev": ("clinical-everyday", "dev"),
+    "clinical-everyday/test": ("clinical-everyday", "test"),
 }
 # Project collections that judge another collection's corpus instead of holding a copy: name -> the
 # folder (beside it) whose corpus.jsonl they share.
-_SHARED_CORPUS: dict[str, str] = {"clinical-natural": "clinical", "clinical-fresh": "clinical"}
+_SHARED_CORPUS: dict[str, str] = {
+    "clinical-natural": "clinical",
+    "clinical-fresh": "clinical",
+    "clinical-everyday": "clinical",
+}
 # How to (re)build each project collection.
 _BUILD_COMMANDS: dict[str, str] = {
     "clinical": "python -m control_plane.evaluation.clinical_set --out {folder}",
     "clinical-natural": "python -m control_plane.evaluation.natural_set build --folder {folder}",
     "clinical-fresh": "python -m control_plane.evaluation.natural_set build --folder {folder}",
+    "clinical-everyday": "python -m control_plane.evaluation.natural_set build --folder {folder}",
 }
 KNOWN_TEST_SET_IDS: tuple[str, ...] = (*_KNOWN_TEST_SETS, *_PROJECT_TEST_SETS)
 

@@ -1,4 +1,4 @@
-"""python -m control_plane.evaluation.natural_set {pool,build} ..."""
+"""python -m control_plane.evaluation.natural_set {pool,added,build} ..."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ def main() -> int:
     pool.add_argument("--depth", type=int, default=20)
     pool.add_argument("--tenant", default="default", help="tenant id the service searches as")
     pool.add_argument("--out", type=Path, default=FOLDER / "pool.jsonl")
+    added = commands.add_parser(
+        "added", help="write added.jsonl: every chunk of each question's on-topic records the pool missed"
+    )
+    added.add_argument("--folder", type=Path, default=FOLDER)
+    added.add_argument("--corpus", type=Path, default=Path("testsets/clinical/corpus.jsonl"))
     build = commands.add_parser(
         "build", help="grade the pool from reading.tsv and topics.json; split by topic group; write qrels"
     )
@@ -28,6 +33,13 @@ def main() -> int:
 
         count = write_pool(args.folder / "queries.jsonl", args.out, args.index, args.depth, args.tenant)
         print(f"{count} (query, chunk) pairs -> {args.out}")
+        return 0
+    if args.command == "added":
+        from control_plane.evaluation.natural_set.added import write_added
+
+        print(
+            f"{write_added(args.folder, args.corpus)} (query, chunk) pairs -> {args.folder / 'added.jsonl'}"
+        )
         return 0
     from control_plane.evaluation.natural_set.build import build as build_folder
     from control_plane.evaluation.natural_set.judge import judge

@@ -48,7 +48,7 @@ def _write_beir_folder(folder: Path, splits: dict[str, str]) -> Path:
 
 
 # built by the project (testsets/clinical/README.md, testsets/clinical-natural/README.md,
-# testsets/clinical-fresh/README.md)
+# testsets/clinical-fresh/README.md, testsets/clinical-everyday/README.md)
 PROJECT_SPLITS = {
     "clinical/dev",
     "clinical/test",
@@ -56,6 +56,8 @@ PROJECT_SPLITS = {
     "clinical-natural/test",
     "clinical-fresh/dev",
     "clinical-fresh/test",
+    "clinical-everyday/dev",
+    "clinical-everyday/test",
 }
 
 

@@ -7,9 +7,17 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from opensearchpy import OpenSearch
+
 from benchmarks import pipeline_steps
 from benchmarks.pipeline_steps.compute import mean_model_ms, route_step, step_timings
-from benchmarks.pipeline_steps.measure import route_model_reading, verbose_steps, window_pipelines
+from benchmarks.pipeline_steps.measure import (
+    installed_window,
+    route_model_reading,
+    verbose_steps,
+    window_pipelines,
+)
+from benchmarks.pipeline_steps.paths import Timed, rewrite_only, timed_paths
 from benchmarks.pipeline_steps.report import Findings, WindowRow, render_report
 from benchmarks.run_stamp import finished_run
 from control_plane.cluster.client import make_client
@@ -35,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         action="append",
         help="a routing window to time (repeat; default 25, 50, 100, 150)",
+    )
+    parser.add_argument(
+        "--explicit-pipeline",
+        default="hybrid-minmax",
+        help="the hybrid pipeline the explicit query goes through, for the paths from request to answer",
+    )
+    parser.add_argument(
+        "--no-paths", action="store_true", help="only the steps: skip the paths from request to answer"
     )
     parser.add_argument("--out", type=Path, required=True)
     return parser
@@ -64,10 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             model_ms = mean_model_ms(before[0], after[0], before[1], after[1])
             rows.append(WindowRow(window, names[window], timings, route_step(timings), model_ms))
             bar.update()
-    findings = Findings(args.pipeline, f"{len(texts) - 1} {args.split} questions", tuple(rows))
+    paths = None if args.no_paths else _paths(client, args, settings.search.candidate_depth, texts)
+    findings = Findings(args.pipeline, f"{len(texts) - 1} {args.split} questions", tuple(rows), paths)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         render_report(findings, finished_run(PROG, argv, load_before), args.index), encoding="utf-8"
     )
     print(f"wrote {args.out}")
     return 0
+
+
+def _paths(
+    client: OpenSearch, args: argparse.Namespace, depth: int, texts: Sequence[str]
+) -> dict[str, list[Timed]]:
+    """The paths from request to answer at the installed pipeline's own routing window."""
+    window = installed_window(client.search_pipeline.get(id=args.pipeline)[args.pipeline])
+    with rewrite_only(client, args.pipeline, "bench-steps-rewrite-only") as rewrite:
+        pipelines = {"explicit": args.explicit_pipeline, "clinical": args.pipeline, "rewrite": rewrite}
+        return timed_paths(client, args.index, pipelines, texts, window, depth)

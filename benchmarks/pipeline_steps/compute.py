@@ -55,3 +55,11 @@ def mean_model_ms(
     if calls <= 0:
         raise ValueError("the route model was not called between the two readings")
     return (seconds_after - seconds_before) / calls * 1000
+
+
+def paired_median(with_part: Sequence[float], without_part: Sequence[float]) -> float:
+    """The median over questions of (with - without), each question's two paths timed back to back: what a
+    part adds, with the machine's drift between questions cancelled."""
+    if len(with_part) != len(without_part) or not with_part:
+        raise ValueError("paired samples must be non-empty and of equal length")
+    return percentile([a - b for a, b in zip(with_part, without_part, strict=True)], 50)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from benchmarks.pipeline_steps.compute import StepTiming
+from benchmarks.pipeline_steps.compute import StepTiming, paired_median
+from benchmarks.pipeline_steps.paths import CLINICAL, PARTS, PATHS, Timed
 from benchmarks.run_stamp import RunStamp
+from control_plane.formulas.percentile import percentile
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class Findings:
     pipeline: str
     questions: str
     windows: tuple[WindowRow, ...]
+    # The paths from request to answer (paths.py), each question's answers; None: not run.
+    paths: Mapping[str, Sequence[Timed]] | None = None
 
 
 def render_report(findings: Findings, run: RunStamp, index: str) -> str:
@@ -57,4 +62,42 @@ def render_report(findings: Findings, run: RunStamp, index: str) -> str:
         ),
         "",
     ]
+    if findings.paths is not None:
+        lines += _path_lines(findings.paths)
     return "\n".join(lines)
+
+
+def _path_lines(paths: Mapping[str, Sequence[Timed]]) -> list[str]:
+    def trips(path: str) -> list[float]:
+        return [t.round_trip_ms for t in paths[path]]
+
+    def took(path: str) -> list[float]:
+        return [t.took_ms for t in paths[path]]
+
+    n = len(paths[CLINICAL])
+    return [
+        "## From the client's request to its answer",
+        "",
+        f"The same {n} questions along {len(PATHS)} paths, alternating question by question (the order",
+        "rotating); each adds one part of what the clinical pipeline does to the explicit hybrid query.",
+        "Round trip: the client's milliseconds; `took`: what OpenSearch reports (no response steps).",
+        "",
+        "| path | round trip P50 | P95 | took P50 |",
+        "|---|---|---|---|",
+        *(
+            f"| {path} | {percentile(trips(path), 50):.0f} | {percentile(trips(path), 95):.0f} | "
+            f"{percentile(took(path), 50):.0f} |"
+            for path in PATHS
+        ),
+        "",
+        "What each part adds: the median over questions of the difference between the two paths (each",
+        "question's paths timed back to back):",
+        "",
+        "| part | paths compared | median added, ms |",
+        "|---|---|---|",
+        *(
+            f"| {part} | {with_part} − {without} | {paired_median(trips(with_part), trips(without)):.0f} |"
+            for part, with_part, without in PARTS
+        ),
+        "",
+    ]

@@ -54,4 +54,15 @@ BIOHYBRID_CONFIG=$PWD/control_plane/config/local-cluster.yaml $B/python -m bench
 # 8. the CPU rerank's cost per depth, one call at a time
 $B/python -m benchmarks.rerank_latency --test-set clinical-natural/dev --index chunks-demo --queries 20 \
   --depths 10,25,50,100 --out $R/rerank-cpu-cost.md
+# 9. (2026-12-02, later session) rerank requiring a GPU, the default since 1245c19: models registered with it
+$B/biohybrid models register; $B/biohybrid apply
+$B/python -m benchmarks.pipeline_load --index chunks-demo --clients 1,4,20 --seconds 15 \
+  --paths clinical-minmax,clinical-minmax-rerank \
+  --title "The -rerank form with rerank requiring a GPU (the default since 1245c19) on this CPU-only VM" \
+  --out $R/rerank-gpu-default-demo.md
+# 10. the profile from request to answer, on both indices (chunks-clinical: testsets/clinical/README.md)
+for idx in demo clinical; do
+  $B/python -m benchmarks.pipeline_steps --split clinical-natural/dev --index chunks-$idx --questions 60 \
+    --window 100 --out $R/clinical-profile-$idx.md
+done
 echo done

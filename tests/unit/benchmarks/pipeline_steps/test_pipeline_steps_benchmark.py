@@ -5,10 +5,28 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.pipeline_steps.compute import StepTiming, mean_model_ms, route_step, step_timings
+from benchmarks.pipeline_steps.compute import (
+    StepTiming,
+    mean_model_ms,
+    paired_median,
+    route_step,
+    step_timings,
+)
 from benchmarks.pipeline_steps.measure import installed_window, with_window
+from benchmarks.pipeline_steps.paths import (
+    CLINICAL,
+    CLINICAL_LEANER,
+    EXPLICIT_PAGE,
+    EXPLICIT_WINDOW,
+    EXPLICIT_WINDOW_LEAN,
+    PATHS,
+    REWRITE_ONLY,
+    Timed,
+    path_bodies,
+)
 from benchmarks.pipeline_steps.report import Findings, WindowRow, render_report
 from benchmarks.run_stamp import RunStamp
+from control_plane.clinical.pipeline import ROUTING_FIELDS
 
 
 def _answer(*durations: tuple[str, int]) -> list[dict[str, object]]:
@@ -94,3 +112,59 @@ def test_the_report_names_the_run_and_each_window() -> None:
     assert "## Steps of `clinical-minmax` (routing window 50)" in text  # the installed one, not the widest
     assert "| 10 | `bench-steps-window-10` | 19 | 25 | 4.0 | 15 |" in text
     assert "| 50 | `clinical-minmax` | 55 | 70 | 9.5 | 46 |" in text
+
+
+def test_what_a_part_adds_is_the_median_of_each_questions_difference() -> None:
+    # differences 5, -1, 30: the median 5 (the slow third question's 30 does not move it)
+    assert paired_median([15.0, 9.0, 60.0], [10.0, 10.0, 30.0]) == 5.0
+    with pytest.raises(ValueError, match="equal length"):
+        paired_median([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="non-empty"):
+        paired_median([], [])
+
+
+def test_each_path_adds_one_part_to_the_one_before() -> None:
+    bodies = path_bodies("aspirin dose", window=100, depth=100)
+    roles = ["explicit", "explicit", "explicit", "rewrite", "clinical", "clinical"]
+    assert [bodies[path][0] for path in PATHS] == roles
+    assert "facet_json" in bodies[CLINICAL_LEANER][1]["_source"]["excludes"]
+    assert bodies[EXPLICIT_PAGE][1]["size"] == 10 and bodies[EXPLICIT_WINDOW][1]["size"] == 100
+    assert bodies[EXPLICIT_WINDOW_LEAN][1]["_source"] == {"includes": list(ROUTING_FIELDS)}
+    assert bodies[EXPLICIT_WINDOW][1]["query"] == bodies[EXPLICIT_PAGE][1]["query"]
+    assert (
+        bodies[CLINICAL][1]
+        == bodies[REWRITE_ONLY][1]
+        == {
+            "size": 10,
+            "query": {"match": {"text": "aspirin dose"}},
+            "_source": {"excludes": ["embedding", "sparse_terms"]},
+        }
+    )
+
+
+def test_the_report_says_what_each_part_adds() -> None:
+    stamp = RunStamp("python -m benchmarks.pipeline_steps --out x.md", "vm", "2026-12-02 05:00 UTC", 1.0, 1.5)
+    step = StepTiming(2, "ml_inference", 2, 50, 60)
+    row = WindowRow(100, "clinical-minmax", [step], step, 9.0)
+    trips = {
+        EXPLICIT_PAGE: 100,
+        EXPLICIT_WINDOW: 130,
+        EXPLICIT_WINDOW_LEAN: 110,
+        REWRITE_ONLY: 150,
+        CLINICAL: 230,
+        CLINICAL_LEANER: 222,
+    }
+    paths = {path: [Timed(ms, ms - 20), Timed(ms + 2, ms - 18)] for path, ms in trips.items()}
+    text = render_report(Findings("clinical-minmax", "2 questions", (row,), paths), stamp, "chunks-demo")
+    assert f"| {EXPLICIT_PAGE} | 100 | 102 | 80 |" in text
+    assert (
+        f"| fetching the routing window instead of a page | {EXPLICIT_WINDOW} − {EXPLICIT_PAGE} | 30 |"
+        in text
+    )
+    assert (
+        f"| the response steps (route, reorders, cut, page metadata) | {CLINICAL} − {REWRITE_ONLY} | 80 |"
+        in text
+    )
+    assert "| all of it: the plain form over the explicit page |" in text and "| 130 |" in text
+    assert "| the bulky stored fields a client left in, through the clinical pipeline |" in text
+    assert text.count("| 8 |") == 1  # 230 - 222

@@ -19,7 +19,7 @@ DEMO_SOURCES := pmc ctgov
 DEMO_KEY := demo-search-key
 EVAL_LOCAL_CONFIG := control_plane/config/evaluation-local.yaml
 
-.PHONY: help setup run datasets nfcorpus scifact test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo docs clean
+.PHONY: help setup run datasets nfcorpus scifact browser test test-export pin-artifacts lint unit integration node-up node-down cluster-up cluster-down cluster-status cluster-rolling-restart secure-up secure-down monitoring-check monitoring-up monitoring-down service-up service-down api-up api-down status demo demo-seed docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -95,14 +95,30 @@ api-up: setup ## start the control API on port 8600 in the background (reused if
 api-down: setup ## stop the control API
 	$(BIN)/biohybrid api stop
 
-run: node-up service-up ## everything: node, models, pipelines, demo corpus, status, example queries
-	$(BIN)/biohybrid --log-format text apply --mappings
-	$(BIN)/biohybrid --log-format text models register
-	$(BIN)/biohybrid --log-format text verify
-	$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX)
-	@$(MAKE) --no-print-directory api-up
-	$(BIN)/biohybrid --log-format text status
-	@$(MAKE) --no-print-directory demo
+# `make run` times its phases: each one's wall time when it ends and the time since make run started
+# (RUN_T0, set by the top-level make run, inherited by its sub-makes), then a summary ending with the
+# first demo answer (.local/make-run-phases.txt keeps it).
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+export RUN_T0 := $(shell date +%s)
+endif
+PHASES_LOG := .local/make-run-phases.txt
+# $(call timed,NAME,COMMAND): COMMAND under a header; when it succeeds, NAME's wall time (logged)
+timed = printf '\n=== %s\n' '$(1)'; t=$$(date +%s); $(2) || exit $$?; now=$$(date +%s); \
+	printf '%-62s %5ss  (at %ss)\n' '$(1)' $$((now - t)) $$((now - $(RUN_T0))) | tee -a $(PHASES_LOG) | sed 's/^/=== done: /'
+
+run: ## everything: node, models, pipelines, demo corpus, status, example queries (each phase timed)
+	@mkdir -p .local && : >$(PHASES_LOG)
+	@$(call timed,pip: .venv + models fetch (make setup),$(MAKE) --no-print-directory setup)
+	@$(call timed,provision: node + inference service (make node-up service-up),$(MAKE) --no-print-directory node-up service-up)
+	@$(call timed,templates and pipelines (biohybrid apply),$(BIN)/biohybrid --log-format text apply --mappings)
+	@$(call timed,model registration (biohybrid models register),$(BIN)/biohybrid --log-format text models register)
+	@$(call timed,drift check (biohybrid verify),$(BIN)/biohybrid --log-format text verify)
+	@$(call timed,demo ingest (biohybrid ingest),$(BIN)/biohybrid --log-format text ingest $(DEMO_SOURCES) --index $(DEMO_INDEX))
+	@$(call timed,control API (make api-up),$(MAKE) --no-print-directory api-up)
+	@$(call timed,status (biohybrid status),$(BIN)/biohybrid --log-format text status)
+	@$(call timed,example queries (make demo),$(MAKE) --no-print-directory demo)
+	@printf '\n=== make run: phase wall times\n' && sed 's/^/  /' $(PHASES_LOG) && \
+	  printf '  %-62s %5ss\n' total $$(($$(date +%s) - $(RUN_T0)))
 	@$(BIN)/biohybrid status --next-steps
 
 datasets: setup ## fetch the evaluation corpora (NFCorpus, SciFact, MEDLINE) found nowhere, checked against their sha256 pins (datasets/README.md)
@@ -116,8 +132,14 @@ scifact: node-up service-up ## index SciFact (9,076 chunks; ~15 min on 2 cores t
 	$(BIN)/biohybrid --log-format text datasets fetch scifact --if-missing
 	$(BIN)/biohybrid --log-format text ingest scifact --index chunks-scifact
 
+DEMO_SEED := datasets/encodings/demo.npz
+
+demo-seed: setup ## rewrite the encoding seed the first make run reads (datasets/encodings/demo.npz): parse, chunk, encode here, no node
+	$(BIN)/biohybrid --log-format text encode-seed $(DEMO_SOURCES) --out $(DEMO_SEED) --nice 10
+
 demo: setup ## example queries: straight to OpenSearch's pipelines, then through the control API
 	$(BIN)/biohybrid query "eligibility for breast cancer trials" --index $(DEMO_INDEX) --pipeline clinical-minmax
+	@$(if $(RUN_T0),printf '%-62s %5s   (at %ss)\n' 'first demo answer' '' $$(($$(date +%s) - $(RUN_T0))) | tee -a $(PHASES_LOG) | sed 's/^/=== /')
 	$(BIN)/biohybrid query "side effects of the treatment" --index $(DEMO_INDEX) --pipeline clinical-rrf
 	$(BIN)/biohybrid query "exclusion criteria pregnancy" --index $(DEMO_INDEX) --pipeline hybrid-rrf
 	$(BIN)/biohybrid query "serious adverse events of the study drug" --index $(DEMO_INDEX) --pipeline hybrid-minmax
@@ -140,7 +162,19 @@ unit: setup ## unit tests only (no node)
 integration: setup ## integration tests against the local node
 	$(BIN)/pytest tests/integration
 
-test: lint datasets ## lint, fetch the evaluation corpora found nowhere, then every test (unit and integration) in two halves at once (PYTEST_ARGS adds pytest options)
+# The relevance console's browser test drives Debian's chromium and chromedriver (/usr/bin) headless:
+# installed first when missing and make runs as root (as .ci/run does), else named before anything runs.
+browser: ## Debian's chromium and chromedriver for the console's browser test (apt-get as root, else named)
+	@test -x /usr/bin/chromium && test -x /usr/bin/chromedriver || { \
+	  if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium and chromium-driver (apt-get) for the console's browser test"; \
+	    apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null || exit 2; \
+	  else \
+	    echo "error: make test needs Debian's chromium and chromedriver in /usr/bin (the console's browser test): sudo apt-get install chromium chromium-driver"; \
+	    exit 2; \
+	  fi; }
+
+test: browser lint datasets ## lint, fetch the evaluation corpora found nowhere, then every test (unit and integration) in two halves at once (PYTEST_ARGS adds pytest options)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 test-export: setup ## export-time parity against torch (installs the export extra: torch with its CUDA libraries, several GB)

@@ -89,6 +89,28 @@ def add_parsers(commands: Subcommands) -> None:
     add_nice_argument(reencode)
     reencode.set_defaults(handler=_reencode)
 
+    seed = commands.add_parser(
+        "encode-seed",
+        epilog=guide("ingestion/encoding-cache.md"),
+        help="encode sources here (no OpenSearch) and write an encoding seed that ingest reads",
+        description="Parse and chunk the sources as `ingest` does (same strategy, token budget and "
+        "overlap), encode every distinct chunk text with the configured dense and sparse models in this "
+        "process (ONNX; no encoding cache, no seed, no node), and write the encodings to an encoding seed "
+        "file keyed by each model's ONNX sha256 and model key and by each chunk text's sha256. An ingest "
+        "whose models.encoding_seed names the file reads the encodings of the texts and models that match "
+        "and encodes the rest. `make demo-seed` rewrites the demo corpus's (datasets/encodings/demo.npz).",
+    )
+    seed.add_argument("sources", nargs="+", help="dataset ids, files or folders, as for `ingest`")
+    seed.add_argument("--out", required=True, help="the seed file to write (.npz; replaced atomically)")
+    seed.add_argument(
+        "--strategy", default="sentence", choices=list(STRATEGIES), help="chunking strategy, as for `ingest`"
+    )
+    seed.add_argument("--token-budget", type=int, default=254, help="max tokens per chunk, as for `ingest`")
+    seed.add_argument("--overlap-pct", type=float, default=20.0, help="overlap in percent, as for `ingest`")
+    seed.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_nice_argument(seed)
+    seed.set_defaults(handler=_encode_seed)
+
 
 def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from pathlib import Path
@@ -98,6 +120,7 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
     from control_plane.events.ingest_stages import IngestStageEvents
     from control_plane.ingestion.bulk import DeadLetterFile
     from control_plane.ingestion.encode import ModelChunkEncoder, PipelineChunkEncoder
+    from control_plane.ingestion.encoding_seed import EncodingTally
     from control_plane.ingestion.index_models import IndexModelsError, encoding_models
     from control_plane.ingestion.parsers import DATASET_FILES, dataset_files
     from control_plane.ingestion.run import IngestOptions, IngestSummary, ingest
@@ -131,7 +154,8 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         dataset_files(dataset)  # its folder must exist before anything starts: else one line says where
     yield_cpu(args.nice)  # before the models' threads start: they inherit it
     client = make_client(settings.opensearch)
-    python_side, counter = python_encoder(settings)
+    tally = EncodingTally()
+    python_side, counter = python_encoder(settings, tally=tally)
     if pipeline is None:
         encoder: ModelChunkEncoder | PipelineChunkEncoder = python_side
     else:
@@ -178,6 +202,8 @@ def _ingest(settings: Settings, args: argparse.Namespace) -> int:
         f"(bulk {summary.index_s:.1f}s, alongside)"
     )
     print(f"time: {split}")
+    if pipeline is None and settings.ingest.encoder == "local":
+        print(tally.describe())
     if summary.retried_records or summary.retried_batches:
         print(
             f"retried: {summary.retried_records} record(s) refused for a transient reason, "
@@ -245,3 +271,37 @@ def _reencode(settings: Settings, args: argparse.Namespace) -> int:
         f"in {summary.seconds:.1f}s; the index records them"
     )
     return 0
+
+
+def _encode_seed(settings: Settings, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from control_plane.ingestion.seed_build import build_seed
+    from control_plane.ingestion.submission import IngestRefusedError, check_sources
+    from control_plane.resilience.policy import ModelCallError
+
+    try:
+        check_sources(args.sources)
+    except IngestRefusedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    yield_cpu(args.nice)  # before the models' threads start: they inherit it
+    try:
+        built = build_seed(
+            settings,
+            args.sources,
+            Path(args.out),
+            strategy=args.strategy,
+            token_budget=args.token_budget,
+            overlap_pct=args.overlap_pct,
+            progress=not args.no_progress,
+        )
+    except ModelCallError as exc:
+        print(f"error: encode-seed stopped: {exc}", file=sys.stderr)
+        return EXIT_MODEL
+    print(
+        f"{built.path}: {built.texts} chunk texts ({built.chunks} chunks of {built.documents} documents, "
+        f"{built.parse_errors} parse errors) encoded in {built.seconds:.1f}s "
+        f"({built.texts_per_s:.1f} texts/s), {built.bytes / 1e6:.2f} MB"
+    )
+    return 0 if not built.parse_errors else EXIT_DRIFT

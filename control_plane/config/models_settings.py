@@ -61,6 +61,13 @@ class ModelsSettings(StrictSettings):
         'vectors), so unchanged text is never encoded twice; "" turns it off (relative to the working '
         "folder)",
     )
+    encoding_seed: str = Field(
+        "",
+        description="an encoding seed file (`biohybrid encode-seed`): encodings of a known corpus, each "
+        "served to the Python ingest path only for the model that made it (ONNX sha256 and model key) "
+        'and the same chunk text (sha256), the rest encoded; "" turns it off (relative to the working '
+        "folder; the local profile names the demo corpus's, datasets/encodings/demo.npz)",
+    )
     gpu_bound: tuple[Literal["dense", "sparse", "rerank"], ...] = Field(
         (),
         description="roles whose model must run on a GPU: one attempt per call, and a call that meets no "

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from control_plane.config.settings import Settings
 from control_plane.ingestion.encode import DenseModel, ModelChunkEncoder, SparseModel
-from control_plane.ingestion.encoding_cache import cached_models, model_key
+from control_plane.ingestion.encoding_cache import EncodingCache, cached_models
+from control_plane.ingestion.encoding_seed import EncodingTally, ModelIdentity, seeded_models
 from control_plane.ingestion.guard import GuardedModel
 from control_plane.ingestion.service_models import ServiceClient, ServiceDenseModel, ServiceSparseModel
 from control_plane.ingestion.tokens import HuggingFaceTokenCounter
@@ -27,19 +29,23 @@ def ingest_breakers(settings: Settings) -> BreakerBoard:
     return BreakerBoard(BreakerSettings(settings.ingest.breaker_failures, settings.ingest.breaker_reset_s))
 
 
-def python_encoder(
-    settings: Settings, breakers: BreakerBoard | None = None
-) -> tuple[ModelChunkEncoder, HuggingFaceTokenCounter]:
-    """The dense and sparse encoders of the configured models, each behind its breaker and the failure
-    policy (guard.py): ONNX in this process (behind the encoding cache when ``models.encoding_cache_dir``
-    is set) or, with ``ingest.encoder: service``, the inference service; and the dense tokenizer's
-    counter (token budgets are measured with the dense model's tokenizer)."""
+@dataclass(frozen=True)
+class LocalModels:
+    """The configured dense and sparse models in this process (ONNX), each behind its breaker and the
+    failure policy, with what identifies their outputs and the dense tokenizer's counter."""
+
+    dense: DenseModel
+    sparse: SparseModel
+    identities: Mapping[str, ModelIdentity]
+    counter: HuggingFaceTokenCounter
+
+
+def local_models(settings: Settings, breakers: BreakerBoard | None = None) -> LocalModels:
+    """The configured models loaded here, without the encoding cache or seed (what both wrap, and what
+    ``biohybrid encode-seed`` encodes with)."""
     board = breakers or ingest_breakers(settings)
-    if settings.ingest.encoder == "service":
-        return _service_encoder(settings, board)
     dense_encoder = DenseEncoder.load(settings.models.dense)
     sparse_encoder = SparseEncoder.load(settings.models.sparse)
-    counter = HuggingFaceTokenCounter.from_file(dense_encoder.model.files.tokenizer)
     dense: DenseModel = _guarded(
         settings,
         board,
@@ -56,15 +62,44 @@ def python_encoder(
         sparse_encoder.encode,
         lambda: sparse_encoder.model.session.on_gpu,
     )
+    sparse_options = {"top_k": sparse_encoder.top_k, "min_weight": sparse_encoder.min_weight}
+    identities = {
+        "dense": ModelIdentity.of(dense_encoder.model),
+        "sparse": ModelIdentity.of(sparse_encoder.model, **sparse_options),
+    }
+    counter = HuggingFaceTokenCounter.from_file(dense_encoder.model.files.tokenizer)
+    return LocalModels(dense, sparse, identities, counter)
+
+
+def python_encoder(
+    settings: Settings, breakers: BreakerBoard | None = None, tally: EncodingTally | None = None
+) -> tuple[ModelChunkEncoder, HuggingFaceTokenCounter]:
+    """The dense and sparse encoders of the configured models, each behind its breaker and the failure
+    policy (guard.py): ONNX in this process (behind the encoding cache when ``models.encoding_cache_dir``
+    is set, and above it the encoding seed when ``models.encoding_seed`` names one) or, with
+    ``ingest.encoder: service``, the inference service; and the dense tokenizer's counter (token budgets
+    are measured with the dense model's tokenizer). ``tally`` hears where each encoding came from (the
+    seed, the cache, the models)."""
+    board = breakers or ingest_breakers(settings)
+    if settings.ingest.encoder == "service":
+        return _service_encoder(settings, board)
+    models = local_models(settings, board)
+    dense, sparse = models.dense, models.sparse
+    cache: EncodingCache | None = None
     if settings.models.encoding_cache_dir:
-        dense, sparse, _ = cached_models(
+        dense, sparse, cache = cached_models(
             dense,
-            model_key(dense_encoder.model),
+            models.identities["dense"].key,
             sparse,
-            model_key(sparse_encoder.model, top_k=sparse_encoder.top_k, min_weight=sparse_encoder.min_weight),
+            models.identities["sparse"].key,
             Path(settings.models.encoding_cache_dir),
         )
-    return ModelChunkEncoder(dense, sparse, sparse_token_ids=_token_ids(settings)), counter
+    if settings.models.encoding_seed or tally is not None:
+        tally = tally if tally is not None else EncodingTally()
+        tally.cache = cache
+        seed = Path(settings.models.encoding_seed) if settings.models.encoding_seed else None
+        dense, sparse = seeded_models(dense, sparse, seed, models.identities, tally)
+    return ModelChunkEncoder(dense, sparse, sparse_token_ids=_token_ids(settings)), models.counter
 
 
 def _token_ids(settings: Settings) -> Mapping[str, int] | None:

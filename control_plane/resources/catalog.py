@@ -26,6 +26,7 @@ from control_plane.config.settings import Settings
 from control_plane.locations import RESOURCES_DIR
 from control_plane.resources.render import flatten, render
 from control_plane.resources.sparse import embedding_field, sparse_field, sparse_index_settings
+from control_plane.resources.spelling import spelling_rules
 
 EXPLAIN_SUFFIX = "-explain"
 RERANK_SUFFIX = "-rerank"
@@ -107,6 +108,7 @@ def render_params(settings: Settings, model_ids: Mapping[str, str] | None = None
     params["index.sparse.field"] = sparse_field(settings.index.sparse)
     params["index.sparse.index_settings"] = sparse_index_settings(settings.index.sparse)
     params["index.sparse.embedding_field"] = embedding_field(settings.index.sparse, params)
+    params["index.analysis.spelling_rules"] = spelling_rules()
     params.update({f"models.{role}.id": model_id for role, model_id in (model_ids or {}).items()})
     return params
 

@@ -71,7 +71,51 @@ def test_biomedical_analyzer_stems_and_drops_stopwords(client: OpenSearch, chunk
         index=chunk_index,
         body={"analyzer": "biomedical_english", "text": "The patients' Tumours are treated with insulin"},
     )
-    assert [t["token"] for t in tokens["tokens"]] == ["patient", "tumour", "treat", "insulin"]
+    assert [t["token"] for t in tokens["tokens"]] == ["patient", "tumor", "treat", "insulin"]
+
+
+SPELLINGS = (
+    ("Anaemia", "anemia"),
+    ("tumours", "tumors"),
+    ("haemoglobin", "hemoglobin"),
+    ("oedema", "edema"),
+    ("paediatric", "pediatric"),
+    ("randomised", "randomized"),
+    ("randomisation", "randomization"),
+    ("Leukaemia's", "leukemia"),
+)
+
+
+def _terms(client: OpenSearch, index: str, text: str) -> list[str]:
+    answer = client.indices.analyze(index=index, body={"field": "text", "text": text})
+    return [t["token"] for t in answer["tokens"]]
+
+
+@pytest.mark.parametrize(("british", "american"), SPELLINGS)
+def test_british_and_american_spellings_are_one_term(
+    client: OpenSearch, chunk_index: str, british: str, american: str
+) -> None:
+    assert _terms(client, chunk_index, british) == _terms(client, chunk_index, american)
+
+
+def test_a_question_in_one_spelling_finds_chunks_in_either(
+    client: OpenSearch, chunk_index: str, settings: Settings
+) -> None:
+    dim = settings.index.knn.dimension
+    texts = {
+        "uk": "severe anaemia and oedema in paediatric tumours",
+        "us": "severe anemia and edema in pediatric tumors",
+    }
+    index_chunks(
+        client,
+        chunk_index,
+        [chunk(key, text, dimension=dim, vector=[1.0], sparse={"a": 1.0}) for key, text in texts.items()],
+    )
+    for question in ("anaemia in paediatric tumour", "anemia in pediatric tumor"):
+        response = client.search(index=chunk_index, body={"query": bm25_clause(question)})
+        assert sorted(ids(response)) == ["uk", "us"], question
+        scores = [hit["_score"] for hit in response["hits"]["hits"]]
+        assert scores[0] == pytest.approx(scores[1]), question  # the same terms in both
 
 
 def test_neural_sparse_with_raw_query_tokens_scores_dot_products(

@@ -71,14 +71,15 @@ def _fallbacks(settings: Settings) -> dict[str, float] | None:
 
 def rerank_line(before: Mapping[str, float] | None, after: Mapping[str, float] | None) -> str:
     """What became of a -rerank search's rerank, as the inference service counted it (the pipeline's hits
-    do not say): reranked, or the fused order and why."""
+    do not say): the fused order and why, or no fallback counted (reranked, unless the rerank step failed
+    outright, which the step ignores and the service counts as a failed request, not a fallback)."""
     from control_plane.inference.fallback_counts import counted_since
 
     if before is None or after is None:
         return "  rerank: unknown (the inference service's /metrics could not be read)"
     moved = counted_since(before, after)
     if not moved:
-        return "  rerank: applied (the service counted no fallback during this search)"
+        return "  rerank: no fallback counted by the inference service during this search"
     reasons = ", ".join(moved)
     hint = (
         "; search.rerank_requires_gpu is true and the model runs on CPU: set it false and run "

@@ -22,7 +22,7 @@ def test_a_hit_line_shows_the_lift_routing_gave_it_wherever_the_form_writes_the_
 
 def test_a_rerank_line_says_whether_the_service_counted_a_fallback_during_the_search() -> None:
     assert rerank_line({"timeout": 3.0}, {"timeout": 3.0}) == (
-        "  rerank: applied (the service counted no fallback during this search)"
+        "  rerank: no fallback counted by the inference service during this search"
     )
     line = rerank_line({"timeout": 3.0}, {"timeout": 3.0, "gpu_unavailable": 1.0})
     assert line.startswith("  rerank: not applied, the fused order (gpu_unavailable, counted")

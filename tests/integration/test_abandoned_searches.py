@@ -53,7 +53,9 @@ def slow_index(client: OpenSearch) -> Iterator[str]:
         "index.merge.policy.segments_per_tier": 4 * SEGMENTS,
         "index.merge.policy.max_merge_at_once": 4 * SEGMENTS,
     }
-    settings = {"number_of_shards": 1, "number_of_replicas": 0, **unmerged}
+    # No scheduled refresh: one landing mid-bulk on a loaded machine cut a segment in two (33 segments in
+    # the 2026-12-02 CI run); each bulk's own refresh=True makes its segment.
+    settings = {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "-1", **unmerged}
     client.indices.create(index=name, body={"settings": settings})
     for segment in range(SEGMENTS):
         ids = range(segment * PER_SEGMENT, (segment + 1) * PER_SEGMENT)

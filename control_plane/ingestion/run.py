@@ -37,7 +37,13 @@ from control_plane.ingestion.documents import Document
 from control_plane.ingestion.errors import ParseError
 from control_plane.ingestion.index_models import claim_index
 from control_plane.ingestion.overlap import Overlapped
-from control_plane.ingestion.parsers import Completeness, completeness, iter_documents, most_complete_forms
+from control_plane.ingestion.parsers import (
+    Completeness,
+    completeness,
+    iter_documents,
+    most_complete_forms,
+    superseded,
+)
 from control_plane.ingestion.stages import LOAD, PREPARE, REFRESH, NoStages, StageListener, stage
 from control_plane.ingestion.tokens import TokenCounter
 from control_plane.progress import progress_bar
@@ -211,12 +217,12 @@ def _load(
                     extra={"path": str(item.path), "location": item.location, "reason": item.reason},
                 )
                 continue
-            best = preferred.get(item.doc_id)
-            if item.doc_id in seen or (best is not None and completeness(item) < best):
-                # The same record from two files (e.g. a trial as XML and as JSON): the most complete form
-                # wins, the first of equally complete ones, so a re-run keeps the same form.
+            if superseded(item, seen, preferred):
+                # The same record from two files (e.g. a trial as XML and as JSON): one form is kept.
                 summary.duplicates += 1
-                log.info("duplicate record: one form kept", extra=duplicate_note(item, best))
+                log.info(
+                    "duplicate record: one form kept", extra=duplicate_note(item, preferred.get(item.doc_id))
+                )
                 continue
             seen.add(item.doc_id)
             if options.limit_documents is not None and summary.documents >= options.limit_documents:

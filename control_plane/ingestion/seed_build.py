@@ -17,7 +17,7 @@ from control_plane.ingestion.chunking import Chunk, chunk
 from control_plane.ingestion.encode import ModelChunkEncoder
 from control_plane.ingestion.encoding_seed import write_seed
 from control_plane.ingestion.errors import ParseError
-from control_plane.ingestion.parsers import completeness, iter_documents, most_complete_forms
+from control_plane.ingestion.parsers import iter_documents, most_complete_forms, superseded
 from control_plane.ingestion.setup import LocalModels, local_models
 from control_plane.ingestion.tokens import TokenCounter
 from control_plane.progress import progress_bar
@@ -60,8 +60,7 @@ def corpus_chunks(
             if errors is not None:
                 errors.append(str(item))
             continue
-        best = preferred.get(item.doc_id)
-        if item.doc_id in seen or (best is not None and completeness(item) < best):
+        if superseded(item, seen, preferred):
             continue
         seen.add(item.doc_id)
         yield (

@@ -14,7 +14,7 @@ form wins, and among equally complete forms the first in file order.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -191,6 +191,14 @@ def most_complete_forms(sources: str | Path | Iterable[str | Path]) -> dict[str,
             if isinstance(item, Document):
                 seen.setdefault(item.doc_id, []).append(completeness(item))
     return {doc_id: max(forms) for doc_id, forms in seen.items() if len(forms) > 1}
+
+
+def superseded(document: Document, kept: Collection[str], preferred: Mapping[str, Completeness]) -> bool:
+    """Whether this form of a record is not the one a streaming read keeps: a form of it was kept already
+    (``kept``: the ids so far), or ``preferred`` (:func:`most_complete_forms`) knows a more complete one.
+    The most complete form wins, the first of equally complete ones, so a re-run keeps the same form."""
+    best = preferred.get(document.doc_id)
+    return document.doc_id in kept or (best is not None and completeness(document) < best)
 
 
 def unique_documents(documents: Iterable[Document]) -> list[Document]:

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
+from unit.testsets.judged_collection import (
+    assert_every_judged_chunk_is_in_the_corpus,
+    assert_ids_resolve_and_share_the_clinical_corpus,
+    assert_judgments_are_what_the_reading_gives,
+    judgments,
+    queries,
+)
 
 from control_plane.datasets.locate import project_testsets_root
 from control_plane.evaluation.natural_set.added import record_of
-from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split, read_jsonl
-from control_plane.evaluation.natural_set.judge import judge
+from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split
 from control_plane.testsets.catalog import load_test_set
 
 FOLDER = project_testsets_root() / "clinical-everyday"
@@ -28,27 +34,21 @@ USUAL_WORDS = (
 )  # fmt: skip
 
 
-@cache
 def _queries() -> list[dict[str, Any]]:
-    return read_jsonl(FOLDER / "queries.jsonl")
+    return queries("clinical-everyday")
 
 
-@cache
 def _judgments() -> list[dict[str, Any]]:
-    return read_jsonl(FOLDER / "judgments.jsonl")
+    return judgments("clinical-everyday")
 
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_ids_resolve_and_share_the_clinical_corpus(split: str) -> None:
-    test_set = load_test_set(f"clinical-everyday/{split}")
-    assert test_set.corpus_folder == project_testsets_root() / "clinical"
-    assert {query.query_id for query in test_set.queries()} == set(test_set.qrels())
+    assert_ids_resolve_and_share_the_clinical_corpus("clinical-everyday", split)
 
 
 def test_every_judged_chunk_is_in_the_corpus() -> None:
-    corpus = {document.doc_id for document in load_test_set("clinical-everyday/dev").corpus()}
-    judged = {row["chunk_id"] for row in _judgments()}
-    assert judged <= corpus, sorted(judged - corpus)[:5]
+    assert_every_judged_chunk_is_in_the_corpus("clinical-everyday")
 
 
 def test_every_chunk_of_a_questions_on_topic_records_is_judged() -> None:
@@ -99,7 +99,5 @@ def test_splits_share_no_topic_group_and_every_question_has_an_answer() -> None:
     assert sum(best[q["_id"]] == 2 for q in _queries()) >= 0.95 * len(_queries())
 
 
-def test_judgments_are_what_the_reading_gives(tmp_path: Any) -> None:
-    for name in ("queries.jsonl", "reading.tsv", "topics.json", "pool.jsonl", "added.jsonl"):
-        (tmp_path / name).write_bytes((FOLDER / name).read_bytes())
-    assert judge(tmp_path) == _judgments()
+def test_judgments_are_what_the_reading_gives(tmp_path: Path) -> None:
+    assert_judgments_are_what_the_reading_gives("clinical-everyday", tmp_path)

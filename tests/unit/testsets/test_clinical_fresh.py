@@ -6,28 +6,30 @@ the corpus have no answer. Pure: reads the committed files only."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
+from unit.testsets.judged_collection import (
+    assert_every_judged_chunk_is_in_the_corpus,
+    assert_ids_resolve_and_share_the_clinical_corpus,
+    assert_judgments_are_what_the_reading_gives,
+    judgments,
+    queries,
+)
 
-from control_plane.datasets.locate import project_testsets_root
-from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split, read_jsonl
-from control_plane.evaluation.natural_set.judge import judge
+from control_plane.evaluation.natural_set.build import INTENTS, SPLITS, query_split
 from control_plane.testsets.catalog import load_test_set
 
-FOLDER = project_testsets_root() / "clinical-fresh"
 FORMS = {"implicit", "named_record", "many_records", "topic", "paraphrase", "two_intent", "no_topic"}
 
 
-@cache
 def _queries() -> list[dict[str, Any]]:
-    return read_jsonl(FOLDER / "queries.jsonl")
+    return queries("clinical-fresh")
 
 
-@cache
 def _judgments() -> list[dict[str, Any]]:
-    return read_jsonl(FOLDER / "judgments.jsonl")
+    return judgments("clinical-fresh")
 
 
 def _absent() -> set[str]:
@@ -36,15 +38,11 @@ def _absent() -> set[str]:
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_ids_resolve_and_share_the_clinical_corpus(split: str) -> None:
-    test_set = load_test_set(f"clinical-fresh/{split}")
-    assert test_set.corpus_folder == project_testsets_root() / "clinical"
-    assert {query.query_id for query in test_set.queries()} == set(test_set.qrels())
+    assert_ids_resolve_and_share_the_clinical_corpus("clinical-fresh", split)
 
 
 def test_every_judged_chunk_is_in_the_corpus() -> None:
-    corpus = {document.doc_id for document in load_test_set("clinical-fresh/dev").corpus()}
-    judged = {row["chunk_id"] for row in _judgments()}
-    assert judged <= corpus, sorted(judged - corpus)[:5]
+    assert_every_judged_chunk_is_in_the_corpus("clinical-fresh")
 
 
 def test_the_forms_the_issue_asks_for() -> None:
@@ -79,7 +77,5 @@ def test_a_question_naming_an_absent_record_has_no_answer_and_the_others_have_on
     assert sum(best[q] == 2 for q in answerable) >= 0.95 * len(answerable)
 
 
-def test_judgments_are_what_the_reading_gives(tmp_path: Any) -> None:
-    for name in ("queries.jsonl", "reading.tsv", "topics.json", "pool.jsonl", "added.jsonl"):
-        (tmp_path / name).write_bytes((FOLDER / name).read_bytes())
-    assert judge(tmp_path) == _judgments()
+def test_judgments_are_what_the_reading_gives(tmp_path: Path) -> None:
+    assert_judgments_are_what_the_reading_gives("clinical-fresh", tmp_path)
